@@ -1,0 +1,271 @@
+/* wavesched — writing kernels in portable C (one source for CPU and CUDA).
+ *
+ * A kernel source file (conventionally `*.kern.h`) is included by one C
+ * translation unit and, when CUDA is built, by one .cu translation unit; the
+ * macros below expand to an OpenMP loop in C and to a __global__ kernel plus a
+ * stream launcher in CUDA (and HIP). Kernel code sees only this header:
+ * WS_DEVICE functions, ws_atomic_* helpers, WS_PTR for device addresses.
+ *
+ *   WS_FRAME(my_frame, MY_FIELDS)       frame struct from an X-macro list
+ *   WS_COROUTINE(co, frame, args, entry, CONTS)
+ *                                       step kernel + megakernel of a coroutine
+ *   WS_KERNEL(name, args_t, i, a) {..}  plain kernel body over index i
+ *   WS_MODULE_BEGIN(m) WS_MODULE_COROUTINE(co) WS_MODULE_KERNEL(k)
+ *   WS_MODULE_END(m)                    exported table `m_module_<backend>`
+ *
+ * A continuation is `WS_DEVICE uint32_t fn(const ws_item *it, frame *f,
+ * const args *a)` and returns the index (1..K) of the continuation to suspend
+ * to, or WS_TERMINATE. CONTS is an X-macro list `X(index, function, "name")`
+ * in index order 1..K.
+ */
+#ifndef WAVESCHED_KERNEL_H
+#define WAVESCHED_KERNEL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "wavesched/launch.h"
+#include "wavesched/module.h"
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define WS_KERNEL_GPU 1
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#define WS_GPU_STREAM hipStream_t
+#define WS_GPU_LAST_ERROR() ((int)hipGetLastError())
+#else
+#define WS_GPU_STREAM cudaStream_t
+#define WS_GPU_LAST_ERROR() ((int)cudaGetLastError())
+#endif
+#define WS_DEVICE __device__
+#define WS_HOST_DEVICE __host__ __device__
+#define WS_EXTERN_C extern "C"
+#define WS_MODULE_SUFFIX_ _module_cuda
+#define WS_MODULE_BACKEND_ WS_BACKEND_CUDA
+#else
+#define WS_KERNEL_GPU 0
+#define WS_DEVICE
+#define WS_HOST_DEVICE
+#define WS_EXTERN_C
+#define WS_MODULE_SUFFIX_ _module_cpu
+#define WS_MODULE_BACKEND_ WS_BACKEND_CPU
+#endif
+
+#define WS_TERMINATE 0u
+#define WS_PTR(type, addr) ((type *)(uintptr_t)(addr))
+
+#define WS_CAT2_(a, b) a##b
+#define WS_CAT_(a, b) WS_CAT2_(a, b)
+
+/* ---- atomics (relaxed; kernels that need ordering across launches get it
+ * from stream order, never from fences inside a launch) ---- */
+#if WS_KERNEL_GPU
+WS_DEVICE static inline uint32_t ws_atomic_add_u32(uint32_t *p, uint32_t v) { return atomicAdd(p, v); }
+WS_DEVICE static inline uint32_t ws_atomic_sub_u32(uint32_t *p, uint32_t v) { return atomicSub(p, v); }
+WS_DEVICE static inline int32_t ws_atomic_add_i32(int32_t *p, int32_t v) { return atomicAdd(p, v); }
+WS_DEVICE static inline uint32_t ws_atomic_max_u32(uint32_t *p, uint32_t v) { return atomicMax(p, v); }
+WS_DEVICE static inline uint32_t ws_atomic_exch_u32(uint32_t *p, uint32_t v) { return atomicExch(p, v); }
+WS_DEVICE static inline uint32_t ws_atomic_cas_u32(uint32_t *p, uint32_t expect, uint32_t v) {
+  return atomicCAS(p, expect, v);
+}
+WS_DEVICE static inline float ws_atomic_add_f32(float *p, float v) { return atomicAdd(p, v); }
+#else
+static inline uint32_t ws_atomic_add_u32(uint32_t *p, uint32_t v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+static inline uint32_t ws_atomic_sub_u32(uint32_t *p, uint32_t v) {
+  return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
+}
+static inline int32_t ws_atomic_add_i32(int32_t *p, int32_t v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+static inline uint32_t ws_atomic_max_u32(uint32_t *p, uint32_t v) {
+  uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (old < v && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+static inline uint32_t ws_atomic_exch_u32(uint32_t *p, uint32_t v) {
+  return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
+}
+static inline uint32_t ws_atomic_cas_u32(uint32_t *p, uint32_t expect, uint32_t v) {
+  __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expect;
+}
+static inline float ws_atomic_add_f32(float *p, float v) {
+  float old, want;
+  __atomic_load(p, &old, __ATOMIC_RELAXED);
+  do {
+    want = old + v;
+  } while (!__atomic_compare_exchange(p, &old, &want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  return old;
+}
+#endif
+
+/* ---- frames ----
+ * MY_FIELDS(X) lists X(type, name). SoA stores field k of slot s at
+ * frames + field_offsets[k] + s * sizeof(type); the host orders the arrays
+ * by decreasing alignment, so every typed access below is aligned for any R. */
+#define WS_FRAME_DECL_(type, name) type name;
+#define WS_FRAME(tname, FIELDS)                                                         \
+  typedef struct tname {                                                                \
+    FIELDS(WS_FRAME_DECL_)                                                              \
+  } tname;                                                                              \
+  WS_DEVICE static inline void tname##_ws_load(tname *f, const ws_launch *p, uint32_t s) { \
+    if (p->layout == WS_LAYOUT_AOS) {                                                   \
+      *f = WS_PTR(const tname, p->frames)[s];                                           \
+      return;                                                                           \
+    }                                                                                   \
+    const uint64_t *off_ = WS_PTR(const uint64_t, p->field_offsets);                    \
+    uint32_t k_ = 0;                                                                    \
+    (void)off_;                                                                         \
+    (void)k_;                                                                           \
+    FIELDS(WS_FRAME_LOAD_)                                                              \
+  }                                                                                     \
+  WS_DEVICE static inline void tname##_ws_store(const tname *f, const ws_launch *p, uint32_t s) { \
+    if (p->layout == WS_LAYOUT_AOS) {                                                   \
+      WS_PTR(tname, p->frames)[s] = *f;                                                 \
+      return;                                                                           \
+    }                                                                                   \
+    const uint64_t *off_ = WS_PTR(const uint64_t, p->field_offsets);                    \
+    uint32_t k_ = 0;                                                                    \
+    (void)off_;                                                                         \
+    (void)k_;                                                                           \
+    FIELDS(WS_FRAME_STORE_)                                                             \
+  }
+#define WS_FRAME_LOAD_(type, name)                                                      \
+  f->name = WS_PTR(const type, p->frames + off_[k_])[s];                                \
+  ++k_;
+#define WS_FRAME_STORE_(type, name)                                                     \
+  WS_PTR(type, p->frames + off_[k_])[s] = f->name;                                      \
+  ++k_;
+
+/* ---- coroutines ---- */
+#define WS_CORO_CASE_(idx, fn, name)                                                    \
+  case (idx):                                                                           \
+    next_ = fn(&it_, f_, a_);                                                           \
+    break;
+#define WS_CORO_COUNT_(idx, fn, name) +1
+
+/* Runs continuation `src` (0 = entry) for one frame. An index outside 1..K is
+ * an invalid transition: the item terminates and the error word counts it. */
+#define WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                             \
+  WS_DEVICE static inline uint32_t co##_ws_resume(                                      \
+      uint32_t src, const ws_item *itp_, tframe *f_, const targs *a_, uint32_t *err_) { \
+    const ws_item it_ = *itp_;                                                          \
+    uint32_t next_ = WS_TERMINATE;                                                      \
+    switch (src) {                                                                      \
+    case 0:                                                                             \
+      next_ = entry_fn(&it_, f_, a_);                                                   \
+      break;                                                                            \
+      CONTS(WS_CORO_CASE_)                                                              \
+    default:                                                                            \
+      break;                                                                            \
+    }                                                                                   \
+    if (next_ > (0 CONTS(WS_CORO_COUNT_))) {                                            \
+      ws_atomic_add_u32(err_, 1u);                                                      \
+      next_ = WS_TERMINATE;                                                             \
+    }                                                                                   \
+    return next_;                                                                       \
+  }
+
+#define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
+  WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
+  WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
+    const uint32_t slot = p->slots ? WS_PTR(const uint32_t, p->slots)[i] : p->slot_base + i; \
+    uint32_t *ids = WS_PTR(uint32_t, p->ids);                                           \
+    uint32_t *tokens = WS_PTR(uint32_t, p->tokens);                                     \
+    uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
+    tframe f;                                                                           \
+    ws_item it;                                                                         \
+    if (p->src == 0) {                                                                  \
+      memset(&f, 0, sizeof f);                                                          \
+      it.id = p->first_id + i;                                                          \
+      ids[slot] = it.id;                                                                \
+    } else {                                                                            \
+      it.id = ids[slot];                                                                \
+      tframe##_ws_load(&f, p, slot);                                                    \
+    }                                                                                   \
+    const uint32_t next = co##_ws_resume(                              \
+        p->src, &it, &f, WS_PTR(const targs, p->args), &counts[p->continuation_count + 1]); \
+    if (next != WS_TERMINATE)                                                           \
+      tframe##_ws_store(&f, p, slot);                                                   \
+    tokens[slot] = next;                                                                \
+    if (p->flags & WS_LAUNCH_FUSED) {                                                   \
+      if (p->src != 0)                                                                  \
+        ws_atomic_sub_u32(&counts[p->src], 1u);                                         \
+      if (next != WS_TERMINATE)                                                         \
+        ws_atomic_add_u32(&counts[next], 1u);                                           \
+    }                                                                                   \
+  }                                                                                     \
+  WS_DEVICE static void co##_ws_mega(const ws_launch *p, uint32_t i) {                  \
+    uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
+    tframe f;                                                                           \
+    ws_item it;                                                                         \
+    memset(&f, 0, sizeof f);                                                            \
+    it.id = p->first_id + i;                                                            \
+    uint32_t next = 0;                                                                  \
+    do {                                                                                \
+      next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args), \
+                                             &counts[p->continuation_count + 1]);       \
+    } while (next != WS_TERMINATE);                                                     \
+  }                                                                                     \
+  WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
+  WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
+
+/* ---- plain kernels ---- */
+#define WS_KERNEL(name, targs, ivar, avar)                                              \
+  WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar);                \
+  WS_DEVICE static void name##_ws_call(const targs *a_, uint32_t i_) { name##_ws_body(i_, a_); } \
+  WS_LAUNCHER_(name##_ws_launch, name##_ws_call, targs)                                 \
+  enum { name##_ws_args_size = sizeof(targs) };                                         \
+  WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar)
+
+/* ---- backend launchers: fn(const T *args, uint32_t i) over i < n ---- */
+#if WS_KERNEL_GPU
+#define WS_LAUNCHER_(lname, fn, T)                                                      \
+  __global__ void lname##_gpu(T a_, uint32_t n_) {                                      \
+    const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
+    if (i_ < n_)                                                                        \
+      fn(&a_, i_);                                                                      \
+  }                                                                                     \
+  static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
+    if (n == 0)                                                                         \
+      return 0;                                                                         \
+    const uint32_t grid = (n + block - 1u) / block;                                     \
+    T a_;                                                                               \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    lname##_gpu<<<grid, block, 0, (WS_GPU_STREAM)stream>>>(a_, n);                      \
+    return WS_GPU_LAST_ERROR();                                                         \
+  }
+#else
+/* Small launches stay on the calling thread: an OpenMP fork costs more than
+ * a few thousand trivial items, and on a loaded machine far more. */
+#define WS_LAUNCHER_(lname, fn, T)                                                      \
+  static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
+    (void)block;                                                                        \
+    (void)stream;                                                                       \
+    const T *a_ = (const T *)args;                                                      \
+    _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
+    for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
+      fn(a_, (uint32_t)i_);                                                             \
+    return 0;                                                                           \
+  }
+#endif
+
+/* ---- module tables ---- */
+#define WS_MODULE_BEGIN(m) static const ws_module_entry m##_ws_entries_[] = {
+#define WS_MODULE_COROUTINE(co)                                                         \
+  {#co, WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), co##_ws_step_launch,           \
+   co##_ws_mega_launch, 0, 0, 0, 0},
+#define WS_MODULE_KERNEL(k)                                                             \
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0},
+#define WS_MODULE_END(m)                                                                \
+  }                                                                                     \
+  ;                                                                                     \
+  WS_EXTERN_C const ws_module WS_CAT_(m, WS_MODULE_SUFFIX_);                            \
+  const ws_module WS_CAT_(m, WS_MODULE_SUFFIX_) = {                                     \
+      #m, WS_MODULE_BACKEND_, m##_ws_entries_,                                          \
+      (uint32_t)(sizeof m##_ws_entries_ / sizeof m##_ws_entries_[0])};
+
+#endif

@@ -1,0 +1,63 @@
+/* wavesched — kernel modules.
+ *
+ * A module is the set of kernels one source file defines, compiled for one
+ * backend. The same kernel source (see kernel.h) yields a module per backend:
+ * `<name>_module_cpu` from a C translation unit, `<name>_module_cuda` from a
+ * CUDA one; Vulkan modules are built from GLSL with the same entry names.
+ * A ws_module_set gathers the modules that were built, one slot per backend,
+ * and the host picks the one that matches its device (ws_module_set_find).
+ */
+#ifndef WAVESCHED_MODULE_H
+#define WAVESCHED_MODULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ws_backend_kind {
+  WS_BACKEND_CPU = 0,
+  WS_BACKEND_CUDA = 1,
+  WS_BACKEND_VULKAN = 2,
+  WS_BACKEND_COUNT = 3
+} ws_backend_kind;
+
+typedef enum ws_entry_kind {
+  WS_ENTRY_KERNEL = 1,   /* plain 1-D kernel over n indices, args by value */
+  WS_ENTRY_COROUTINE = 2 /* coroutine: step kernel + megakernel, args = ws_launch */
+} ws_entry_kind;
+
+/* Host launcher of a C or CUDA kernel: runs body(i, args) for i < n, in
+ * stream order. `block` is the thread-block size (ignored on the CPU).
+ * Returns 0 or a backend error number (cudaError_t on CUDA). */
+typedef int (*ws_launch_fn)(uint32_t n, const void *args, uint32_t block, void *stream);
+
+typedef struct ws_module_entry {
+  const char *name;
+  ws_entry_kind kind;
+  uint32_t args_size;        /* by-value argument bytes (kernels) */
+  ws_launch_fn launch;       /* kernel, or coroutine step (CPU/CUDA) */
+  ws_launch_fn launch_mega;  /* coroutine megakernel (CPU/CUDA) */
+  const uint32_t *spirv;     /* Vulkan: kernel or step shader */
+  size_t spirv_size;         /* bytes */
+  const uint32_t *spirv_mega;
+  size_t spirv_mega_size;
+} ws_module_entry;
+
+typedef struct ws_module {
+  const char *name;
+  ws_backend_kind backend;
+  const ws_module_entry *entries;
+  uint32_t entry_count;
+} ws_module;
+
+typedef struct ws_module_set {
+  const ws_module *by_backend[WS_BACKEND_COUNT];
+} ws_module_set;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

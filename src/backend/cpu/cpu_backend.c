@@ -1,0 +1,206 @@
+/* wavesched — CPU backend: the reference implementation of the backend
+ * interface. Device addresses are host pointers; the stream is the calling
+ * thread, so every enqueued operation runs eagerly and in order, and
+ * synchronize has nothing to wait for. Kernels run their own OpenMP loops
+ * (kernel.h); queue operations below are sequential where order would
+ * otherwise depend on threads, so CPU results are reproducible. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/alloc.h"
+#include "../../core/device.h"
+
+#define U32(addr) ((uint32_t *)(uintptr_t)(addr))
+
+static void cpu_destroy(ws_device *dev) { (void)dev; }
+
+static ws_status cpu_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
+  /* 64-byte alignment: any field type, and no false sharing between
+   * buffers. */
+  size_t rounded = (size + 63u) & ~(size_t)63u;
+  void *p = aligned_alloc(64, rounded ? rounded : 64);
+  if (!p)
+    return ws_dev_fail(dev, WS_EDEVMEM, "cpu: cannot allocate %zu bytes", size);
+  *addr = (uint64_t)(uintptr_t)p;
+  *handle = p;
+  return WS_OK;
+}
+
+static void cpu_buffer_free(ws_device *dev, void *handle) {
+  (void)dev;
+  free(handle);
+}
+
+static ws_status cpu_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle) {
+  void *p = ws_calloc(1, size);
+  if (!p)
+    return ws_dev_fail(dev, WS_ENOMEM, "cpu: cannot allocate %zu bytes of readback memory", size);
+  *ptr = p;
+  *handle = p;
+  return WS_OK;
+}
+
+static void cpu_host_free(ws_device *dev, void *handle) {
+  (void)dev;
+  ws_free(handle);
+}
+
+static ws_status cpu_write(ws_device *dev, uint64_t dst, const void *src, size_t size) {
+  (void)dev;
+  memcpy((void *)(uintptr_t)dst, src, size);
+  return WS_OK;
+}
+
+static ws_status cpu_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset,
+                                  uint64_t src, size_t size) {
+  (void)dev;
+  memcpy((char *)host_handle + host_offset, (const void *)(uintptr_t)src, size);
+  return WS_OK;
+}
+
+static ws_status cpu_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
+  (void)dev;
+  uint32_t *p = U32(dst);
+  for (size_t i = 0; i < count; ++i)
+    p[i] = value;
+  return WS_OK;
+}
+
+static ws_status cpu_synchronize(ws_device *dev) {
+  (void)dev;
+  return WS_OK;
+}
+
+static ws_status cpu_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
+                            const void *args, size_t args_size, uint32_t block) {
+  (void)args_size;
+  ws_launch_fn fn = mega ? entry->launch_mega : entry->launch;
+  int rc = fn(n, args, block, NULL);
+  if (rc != 0)
+    return ws_dev_fail(dev, WS_EBACKEND, "cpu: kernel '%s' failed with %d", entry->name, rc);
+  return WS_OK;
+}
+
+static ws_status cpu_queue_count(ws_device *dev, const ws_queue_args *q) {
+  (void)dev;
+  const uint32_t *tokens = U32(q->tokens);
+  uint32_t *counts = U32(q->counts);
+  /* Tokens outside 0..K cannot be produced by the wrappers (they clamp), so
+   * they are counted in a spill slot rather than trusted as an index. */
+  for (uint32_t t = 0; t <= q->queue_count; ++t)
+    counts[t] = 0;
+  for (uint32_t s = 0; s < q->scan; ++s) {
+    uint32_t t = tokens[s];
+    if (t <= q->queue_count)
+      counts[t] += 1;
+  }
+  return WS_OK;
+}
+
+static ws_status cpu_queue_gather(ws_device *dev, const ws_queue_args *q) {
+  (void)dev;
+  const uint32_t *tokens = U32(q->tokens);
+  uint32_t *slots = U32(q->slots);
+  uint32_t m = 0;
+  for (uint32_t s = 0; s < q->scan; ++s)
+    if (tokens[s] == q->token)
+      slots[m++] = s;
+  U32(q->counter)[0] = m;
+  return WS_OK;
+}
+
+static ws_status cpu_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
+  (void)dev;
+  const uint32_t *tokens = U32(q->tokens);
+  const uint32_t *counts = U32(q->counts);
+  uint32_t *offsets = U32(q->offsets);
+  uint32_t *slots = U32(q->slots);
+  uint32_t run = 0;
+  for (uint32_t t = 1; t <= q->queue_count; ++t) {
+    offsets[t] = run;
+    run += counts[t];
+  }
+  for (uint32_t s = 0; s < q->scan; ++s) {
+    uint32_t t = tokens[s];
+    if (t != 0 && t <= q->queue_count)
+      slots[offsets[t]++] = s;
+  }
+  return WS_OK;
+}
+
+static ws_status cpu_queue_publish(ws_device *dev, const ws_queue_args *q) {
+  (void)dev;
+  const uint32_t *tokens = U32(q->tokens);
+  const uint32_t *slots = q->slots ? U32(q->slots) : NULL;
+  uint32_t *counts = U32(q->counts);
+  if (q->src != 0)
+    counts[q->src] -= q->n;
+  for (uint32_t i = 0; i < q->n; ++i) {
+    uint32_t t = tokens[slots ? slots[i] : q->slot_base + i];
+    if (t != 0 && t <= q->queue_count)
+      counts[t] += 1;
+  }
+  return WS_OK;
+}
+
+static ws_status cpu_queue_compact(ws_device *dev, const ws_queue_args *q) {
+  (void)dev;
+  uint32_t *tokens = U32(q->tokens);
+  uint32_t *ids = U32(q->ids);
+  unsigned char *frames = (unsigned char *)(uintptr_t)q->frames;
+  uint32_t hole = 0;
+  for (uint32_t s = q->n; s < q->scan; ++s) {
+    if (tokens[s] == 0)
+      continue;
+    while (hole < q->n && tokens[hole] != 0)
+      ++hole;
+    if (hole >= q->n)
+      return ws_dev_fail(dev, WS_EPROTO_INTERNAL,
+                         "cpu: compaction found more live frames than the live count %u", q->n);
+    if (q->layout == WS_LAYOUT_AOS) {
+      memcpy(frames + (size_t)hole * q->frame_size, frames + (size_t)s * q->frame_size,
+             q->frame_size);
+    } else {
+      for (uint32_t f = 0; f < q->field_count; ++f) {
+        size_t sz = q->field_sizes[f];
+        unsigned char *base = frames + q->host_field_offsets[f];
+        memcpy(base + (size_t)hole * sz, base + (size_t)s * sz, sz);
+      }
+    }
+    ids[hole] = ids[s];
+    tokens[hole] = tokens[s];
+    tokens[s] = 0;
+    ++hole;
+  }
+  return WS_OK;
+}
+
+static const ws_backend_ops cpu_ops = {
+    .name = "cpu",
+    .destroy = cpu_destroy,
+    .buffer_alloc = cpu_buffer_alloc,
+    .buffer_free = cpu_buffer_free,
+    .host_alloc = cpu_host_alloc,
+    .host_free = cpu_host_free,
+    .write = cpu_write,
+    .enqueue_read = cpu_enqueue_read,
+    .enqueue_fill_u32 = cpu_fill_u32,
+    .synchronize = cpu_synchronize,
+    .launch = cpu_launch,
+    .queue_count = cpu_queue_count,
+    .queue_gather = cpu_queue_gather,
+    .queue_gather_all = cpu_queue_gather_all,
+    .queue_publish = cpu_queue_publish,
+    .queue_compact = cpu_queue_compact,
+};
+
+ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config) {
+  if (config->cpu_threads > 0)
+    omp_set_num_threads(config->cpu_threads);
+  dev->ops = &cpu_ops;
+  dev->impl = NULL;
+  snprintf(dev->name, sizeof dev->name, "cpu (%d OpenMP threads)", omp_get_max_threads());
+  return WS_OK;
+}

@@ -1,0 +1,98 @@
+/* wavesched — the backend interface (internal).
+ *
+ * A backend is a table of function pointers over one device and one in-order
+ * stream, in the way ggml plugs in its backends. The core validates every
+ * argument once; backends may assume valid input and stay thin.
+ *
+ * Stream contract: every `enqueue_*`, `launch` and queue operation runs after
+ * everything enqueued before it and before everything enqueued after it.
+ * Host memory written by enqueue_read is valid after `synchronize`. A backend
+ * may execute eagerly (the CPU backend does) as long as that order holds.
+ *
+ * Errors: return a ws_status and describe the failure (with the backend's own
+ * code, e.g. the cudaError_t or VkResult name) through ws_dev_error().
+ */
+#ifndef WAVESCHED_CORE_BACKEND_H
+#define WAVESCHED_CORE_BACKEND_H
+
+#include "wavesched/wavesched.h"
+
+/* Arguments of the scheduler's queue operations. Addresses are device
+ * addresses of uint32_t arrays unless stated. */
+typedef struct ws_queue_args {
+  uint64_t tokens;    /* uint32_t[capacity] */
+  uint64_t ids;       /* uint32_t[capacity] */
+  uint64_t counts;    /* uint32_t[K + 2] */
+  uint64_t slots;     /* uint32_t output / input slot list */
+  uint64_t offsets;   /* uint32_t[K + 2] scratch for gather_all */
+  uint64_t scratch;   /* uint32_t[capacity] scratch (compaction) */
+  uint64_t counter;   /* uint32_t[1] output counter */
+  uint32_t scan;      /* slots [0, scan) are examined */
+  uint32_t token;     /* gather: the token to select */
+  uint32_t queue_count; /* K */
+  uint32_t n;         /* publish: launch size; compact: live count */
+  uint32_t src;       /* publish: resumed continuation (0 = entry) */
+  uint32_t slot_base; /* publish: dense range start when slots == 0 */
+  /* compaction: frame storage */
+  uint64_t frames;
+  uint64_t field_offsets;       /* device address of the SoA offsets */
+  const uint64_t *host_field_offsets;
+  const uint32_t *field_sizes;  /* host array [field_count] */
+  uint32_t field_count;
+  uint32_t frame_size; /* AoS record size */
+  uint32_t layout;
+  uint32_t capacity;
+} ws_queue_args;
+
+typedef struct ws_backend_ops {
+  const char *name;
+  void (*destroy)(ws_device *dev);
+
+  /* device memory */
+  ws_status (*buffer_alloc)(ws_device *dev, size_t size, uint64_t *addr, void **handle);
+  void (*buffer_free)(ws_device *dev, void *handle);
+  /* host memory the stream can copy into */
+  ws_status (*host_alloc)(ws_device *dev, size_t size, void **ptr, void **handle);
+  void (*host_free)(ws_device *dev, void *handle);
+
+  /* blocking host->device copy after all enqueued work */
+  ws_status (*write)(ws_device *dev, uint64_t dst, const void *src, size_t size);
+  /* enqueued device->host copy into host memory from host_alloc */
+  ws_status (*enqueue_read)(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
+                            size_t size);
+  ws_status (*enqueue_fill_u32)(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
+  ws_status (*synchronize)(ws_device *dev);
+
+  /* enqueued kernel launch over n indices (mega selects the coroutine's
+   * megakernel); args_size bytes of args by value */
+  ws_status (*launch)(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
+                      const void *args, size_t args_size, uint32_t block);
+
+  /* ---- scheduler queue operations (enqueued) ---- */
+  /* counts[t] = |{s < scan : tokens[s] == t}| for t in 0..K; counts[K+1] kept */
+  ws_status (*queue_count)(ws_device *dev, const ws_queue_args *q);
+  /* slots[0..m) = the slots s < scan with tokens[s] == token (any order);
+   * counter[0] = m */
+  ws_status (*queue_gather)(ws_device *dev, const ws_queue_args *q);
+  /* counting sort: with counts[1..K] already computed, slots holds queue 1's
+   * slots, then queue 2's, ...; order within a queue unspecified */
+  ws_status (*queue_gather_all)(ws_device *dev, const ws_queue_args *q);
+  /* incremental accounting after a launch of n frames from src:
+   * counts[src] -= n (src != 0); counts[tokens[slot]] += 1 for each frame */
+  ws_status (*queue_publish)(ws_device *dev, const ws_queue_args *q);
+  /* compaction: live frames (token != 0) in [n, scan) move into the free
+   * slots (token == 0) of [0, n), frame fields, id and token; afterwards
+   * tokens[n, scan) are 0. Precondition: exactly n live frames in [0, scan). */
+  ws_status (*queue_compact)(ws_device *dev, const ws_queue_args *q);
+} ws_backend_ops;
+
+/* Backend constructors. Each returns WS_ENODEV (with a message) when the
+ * backend was built but no device is usable, or when it was not built. */
+ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config);
+ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config);
+ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config);
+/* Whether each optional backend was compiled into this build. */
+extern const bool ws_backend_cuda_built;
+extern const bool ws_backend_vulkan_built;
+
+#endif

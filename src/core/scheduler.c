@@ -1,0 +1,317 @@
+/* wavesched — scheduler creation, configuration checks and statistics. The
+ * dispatch loop itself is in loop.c, auxiliary work in aux.c. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "sched.h"
+#include "wavesched/testing.h"
+
+ws_status ws_sched_fail(ws_scheduler *s, ws_status status, const char *fmt, ...) {
+  if (s) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(s->error, sizeof s->error, "scheduler '%s': ",
+                     s->coro.name ? s->coro.name : "?");
+    if (n < 0 || (size_t)n >= sizeof s->error)
+      n = 0;
+    vsnprintf(s->error + n, sizeof s->error - (size_t)n, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+static bool env_flag(const char *name) {
+  const char *v = getenv(name);
+  return v && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+ws_scheduler_config ws_scheduler_config_default(void) {
+  ws_scheduler_config c;
+  memset(&c, 0, sizeof c);
+  c.kind = WS_SCHEDULER_WAVEFRONT;
+  c.resident_frames = 4096;
+  c.layout = WS_LAYOUT_AOS;
+  c.largest_first = true;
+  c.incremental = true;
+  c.compaction = true;
+  c.block_size = 128;
+  return c;
+}
+
+uint32_t ws_scheduler_continuation_index(const ws_scheduler *s, const char *name) {
+  if (!s || !name)
+    return 0;
+  for (uint32_t j = 1; j <= s->K; ++j)
+    if (strcmp(s->coro.continuation_names[j - 1], name) == 0)
+      return j;
+  return 0;
+}
+
+/* Configuration checks that need no allocation; `s` only receives the
+ * message. */
+static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
+                              const ws_scheduler_config *c) {
+  if (!co->name || !co->modules || !co->frame)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                         "coroutine description lacks a name, modules or a frame description");
+  if (co->continuation_count == 0 || !co->continuation_names)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE, "coroutine has no continuations");
+  if (co->frame->field_count > WS_MAX_FRAME_FIELDS || co->frame->size == 0 ||
+      (co->frame->field_count && !co->frame->fields))
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                         "frame has %u fields (at most %u) and size %u (must be > 0)",
+                         co->frame->field_count, WS_MAX_FRAME_FIELDS, co->frame->size);
+  for (uint32_t a = 0; a < co->continuation_count; ++a) {
+    const char *na = co->continuation_names[a];
+    if (!na || !na[0])
+      return ws_sched_fail(s, WS_ECONFIG_NAME, "continuation %u has an empty name", a + 1);
+    if (strcmp(na, "<entry>") == 0)
+      return ws_sched_fail(s, WS_ECONFIG_NAME, "continuation %u may not be named '<entry>'",
+                           a + 1);
+    for (uint32_t b = 0; b < a; ++b)
+      if (strcmp(na, co->continuation_names[b]) == 0)
+        return ws_sched_fail(s, WS_ECONFIG_NAME, "continuations %u and %u are both named '%s'",
+                             b + 1, a + 1, na);
+  }
+  if ((unsigned)c->kind > WS_SCHEDULER_MEGAKERNEL || c->layout > WS_LAYOUT_SOA ||
+      (unsigned)c->aux_protocol > WS_AUX_SINGLE_STAGE)
+    return ws_sched_fail(s, WS_ECONFIG_ENUM, "kind %d, layout %u or aux_protocol %d out of range",
+                         (int)c->kind, c->layout, (int)c->aux_protocol);
+  if (c->kind == WS_SCHEDULER_WAVEFRONT && c->resident_frames == 0)
+    return ws_sched_fail(s, WS_ECONFIG_POOL, "resident_frames is 0");
+  if (c->incremental && !c->largest_first)
+    return ws_sched_fail(s, WS_ECONFIG_ACCOUNTING,
+                         "incremental accounting needs largest_first (the all-queues policy "
+                         "resumes every queue and needs materialized counts)");
+  if (c->fused && !c->incremental)
+    return ws_sched_fail(s, WS_ECONFIG_FUSED, "fused accounting needs incremental = true");
+  if (c->block_size != 0 && (c->block_size % 32 != 0 || c->block_size > 1024))
+    return ws_sched_fail(s, WS_ECONFIG_BLOCK, "block_size %u is not a multiple of 32 in 32..1024",
+                         c->block_size);
+  if (c->refill_align_count && !c->refill_align)
+    return ws_sched_fail(s, WS_ECONFIG_CONTINUATION, "refill_align is NULL with count %u",
+                         c->refill_align_count);
+  return WS_OK;
+}
+
+/* SoA: arrays by decreasing alignment (stable in declaration order), each
+ * aligned for its type, so typed access is aligned for any R. */
+static uint64_t layout_soa(ws_scheduler *s) {
+  const ws_frame_desc *fd = s->coro.frame;
+  uint32_t order[WS_MAX_FRAME_FIELDS];
+  for (uint32_t i = 0; i < fd->field_count; ++i)
+    order[i] = i;
+  for (uint32_t i = 1; i < fd->field_count; ++i) {
+    uint32_t v = order[i], k = i;
+    while (k > 0 && fd->fields[order[k - 1]].align < fd->fields[v].align) {
+      order[k] = order[k - 1];
+      --k;
+    }
+    order[k] = v;
+  }
+  uint64_t off = 0;
+  for (uint32_t i = 0; i < fd->field_count; ++i) {
+    const ws_frame_field *f = &fd->fields[order[i]];
+    uint64_t al = f->align ? f->align : 1;
+    off = (off + al - 1) / al * al;
+    s->soa_offsets[order[i]] = off;
+    s->field_sizes[order[i]] = f->size;
+    off += (uint64_t)s->R * f->size;
+  }
+  return off;
+}
+
+static ws_status create_buffer(ws_scheduler *s, size_t size, ws_buffer **out, const char *what) {
+  ws_status st = ws_buffer_create(s->dev, size ? size : 4, out);
+  if (st != WS_OK)
+    return ws_sched_fail(s, st, "cannot allocate the %s (%zu bytes): %s", what, size,
+                         ws_device_last_error(s->dev));
+  return WS_OK;
+}
+
+static ws_status reserve(ws_scheduler *s) {
+  const uint32_t R = s->R, K = s->K;
+  const size_t words = K + 2;
+  ws_status st;
+  uint64_t frame_bytes = s->cfg.layout == WS_LAYOUT_SOA
+                             ? layout_soa(s)
+                             : (uint64_t)R * s->coro.frame->size;
+  if (s->cfg.layout != WS_LAYOUT_SOA) {
+    for (uint32_t i = 0; i < s->coro.frame->field_count; ++i)
+      s->field_sizes[i] = s->coro.frame->fields[i].size;
+  }
+  if ((st = create_buffer(s, (size_t)frame_bytes, &s->frames, "frame pool")) ||
+      (st = create_buffer(s, (size_t)R * 4, &s->ids, "id array")) ||
+      (st = create_buffer(s, (size_t)R * 4, &s->tokens, "token array")) ||
+      (st = create_buffer(s, words * 4, &s->counts, "queue counts")) ||
+      (st = create_buffer(s, (size_t)R * 4, &s->slots, "slot list")) ||
+      (st = create_buffer(s, words * 4, &s->offsets, "queue offsets")) ||
+      (st = create_buffer(s, (size_t)R * 4, &s->scratch, "compaction scratch")) ||
+      (st = create_buffer(s, 16, &s->counter, "gather counter")) ||
+      (st = create_buffer(s, s->coro.args_size, &s->args, "argument block")) ||
+      (st = create_buffer(s, sizeof s->soa_offsets, &s->field_offsets, "SoA offsets")) ||
+      (st = create_buffer(s, words * 4, &s->verify_counts, "verification counts")))
+    return st;
+  st = ws_readback_create(s->dev, (2 * words + 1) * 4, &s->rb);
+  if (st != WS_OK)
+    return ws_sched_fail(s, st, "cannot allocate the readback buffer: %s",
+                         ws_device_last_error(s->dev));
+  if (s->verify_on) {
+    s->verify_slots = ws_calloc(R, sizeof *s->verify_slots);
+    s->verify_tokens = ws_calloc(R, sizeof *s->verify_tokens);
+    if (!s->verify_slots || !s->verify_tokens)
+      return ws_sched_fail(s, WS_ENOMEM, "out of memory for verification buffers");
+  }
+  /* Stale slot entries must always name a slot < R: a corrupted count can
+   * then misdirect a launch but never send it out of bounds. */
+  if ((st = ws_buffer_fill_u32(s->slots, 0, 0, R)) || (st = ws_buffer_fill_u32(s->tokens, 0, 0, R)) ||
+      (st = ws_buffer_fill_u32(s->ids, 0, 0, R)) ||
+      (st = ws_buffer_write(s->field_offsets, 0, s->soa_offsets, sizeof s->soa_offsets)))
+    return ws_sched_fail(s, st, "cannot initialise device state: %s", ws_device_last_error(s->dev));
+  return WS_OK;
+}
+
+ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
+                              const ws_scheduler_config *config, ws_scheduler **out) {
+  if (!out)
+    return WS_EINVAL;
+  *out = NULL;
+  if (!dev || !co)
+    return WS_EINVAL;
+  ws_scheduler_config cfg = config ? *config : ws_scheduler_config_default();
+  ws_scheduler *s = ws_calloc(1, sizeof *s);
+  if (!s)
+    return WS_ENOMEM;
+  s->dev = dev;
+  s->coro = *co;
+  s->cfg = cfg;
+  ws_status st = check_config(s, co, &cfg);
+  if (st != WS_OK)
+    goto fail;
+  s->K = co->continuation_count;
+  s->R = cfg.kind == WS_SCHEDULER_WAVEFRONT ? cfg.resident_frames : 1u;
+  s->block = cfg.block_size ? cfg.block_size : 128u;
+  s->stats_on = cfg.statistics || env_flag("WS_STATS");
+  s->verify_on = cfg.verify_queues || env_flag("WS_VERIFY_QUEUES");
+
+  ws_kernel k;
+  st = ws_kernel_find(dev, co->modules, co->name, &k);
+  if (st != WS_OK) {
+    ws_sched_fail(s, st, "%s", ws_device_last_error(dev));
+    goto fail;
+  }
+  if (k.entry->kind != WS_ENTRY_COROUTINE) {
+    st = ws_sched_fail(s, WS_ECONFIG_COROUTINE, "module entry '%s' is not a coroutine", co->name);
+    goto fail;
+  }
+  s->entry = k.entry;
+
+  s->align = ws_calloc(s->K + 1, sizeof *s->align);
+  s->node_stats = ws_calloc(s->K + 1, sizeof *s->node_stats);
+  if (!s->align || !s->node_stats) {
+    st = ws_sched_fail(s, WS_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (uint32_t i = 0; i < cfg.refill_align_count; ++i) {
+    uint32_t j = ws_scheduler_continuation_index(s, cfg.refill_align[i]);
+    if (j == 0) {
+      st = ws_sched_fail(s, WS_ECONFIG_CONTINUATION,
+                         "refill_align[%u] names '%s', which is no continuation", i,
+                         cfg.refill_align[i] ? cfg.refill_align[i] : "(null)");
+      goto fail;
+    }
+    s->align[j] = true;
+  }
+  s->node_stats[0].name = "<entry>";
+  for (uint32_t j = 1; j <= s->K; ++j)
+    s->node_stats[j].name = co->continuation_names[j - 1];
+
+  st = reserve(s);
+  if (st != WS_OK)
+    goto fail;
+  *out = s;
+  return WS_OK;
+fail:
+  /* The message lives on the scheduler being torn down: repeat it. */
+  fprintf(stderr, "wavesched: ws_scheduler_create: %s\n", s->error);
+  ws_scheduler_destroy(s);
+  return st;
+}
+
+void ws_scheduler_destroy(ws_scheduler *s) {
+  if (!s)
+    return;
+  ws_buffer *bufs[] = {s->frames,  s->ids,     s->tokens, s->counts,        s->slots,
+                       s->offsets, s->scratch, s->counter, s->args,         s->field_offsets,
+                       s->verify_counts};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+    ws_buffer_destroy(bufs[i]);
+  ws_readback_destroy(s->rb);
+  ws_free(s->verify_slots);
+  ws_free(s->verify_tokens);
+  ws_aux_release_all(s);
+  ws_free(s->align);
+  ws_free(s->node_stats);
+  ws_free(s);
+}
+
+const char *ws_scheduler_last_error(const ws_scheduler *s) { return s ? s->error : ""; }
+
+bool ws_scheduler_statistics_enabled(const ws_scheduler *s) { return s && s->stats_on; }
+
+void ws_scheduler_dispatch_stats(const ws_scheduler *s, ws_dispatch_stats *out) {
+  if (s && out)
+    *out = s->dstats;
+}
+
+uint32_t ws_scheduler_node_count(const ws_scheduler *s) { return s ? s->K + 1 : 0; }
+
+ws_status ws_scheduler_node_stats(const ws_scheduler *s, uint32_t node, ws_node_stats *out) {
+  if (!s || !out || node > s->K)
+    return WS_EINVAL;
+  *out = s->node_stats[node];
+  return WS_OK;
+}
+
+uint32_t ws_scheduler_aux_stats_count(const ws_scheduler *s) { return s ? s->aux_stats_count : 0; }
+
+ws_status ws_scheduler_aux_stats(const ws_scheduler *s, uint32_t index, ws_node_stats *out) {
+  if (!s || !out || index >= s->aux_stats_count)
+    return WS_EINVAL;
+  *out = s->aux_stats[index];
+  return WS_OK;
+}
+
+void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
+  FILE *f = file ? (FILE *)file : stdout;
+  const ws_dispatch_stats *d = &s->dstats;
+  fprintf(f, "dispatch: %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64
+             " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms\n",
+          d->iteration_count, d->generated_count, d->resumed_count, d->scanned_slot_count,
+          d->max_active_count, d->elapsed_ms);
+  if (s->aux_count)
+    fprintf(f, "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
+               " blocked iterations\n",
+            d->aux_dispatch_count, d->forced_drain_count, d->blocked_count);
+  fprintf(f, "%-6s %-24s %12s %14s %12s\n", "kind", "name", "dispatches", "executed", "peak");
+  for (uint32_t j = 0; j <= s->K; ++j)
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "main",
+            s->node_stats[j].name, s->node_stats[j].dispatch_count,
+            s->node_stats[j].executed_count, s->node_stats[j].peak_queued_count);
+  for (uint32_t i = 0; i < s->aux_stats_count; ++i)
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "aux",
+            s->aux_stats[i].name, s->aux_stats[i].dispatch_count, s->aux_stats[i].executed_count,
+            s->aux_stats[i].peak_queued_count);
+}
+
+void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta) {
+  if (!s || queue == 0 || queue > s->K)
+    return;
+  s->corrupt_pending = true;
+  s->corrupt_queue = queue;
+  s->corrupt_delta = delta;
+}
