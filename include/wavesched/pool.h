@@ -1,0 +1,60 @@
+/* wavesched — the library's multi-stage slot pool: a ready-made auxiliary
+ * work (SPEC §3.3) so that users get the protocol right without writing it.
+ *
+ * The pool owns the storage (tokens, free stack, per-stage counts, payload
+ * records of a fixed stride) and implements every call of ws_aux_work.
+ * Kernels publish, move and release items with pool_kernel.h; the user
+ * supplies one callback that launches the kernel of a stage (typically a
+ * kernel over all C slots that keeps ws_pool_in_stage(view, i, stage)).
+ *
+ * Host counts: host_count() is C minus the free count the allocator reports,
+ * stage_host_count(s) the stage counts the kernels maintain; the scheduler
+ * checks that they agree (stage sum), so a lost update is reported. */
+#ifndef WAVESCHED_POOL_H
+#define WAVESCHED_POOL_H
+
+#include "wavesched/pool_kernel.h"
+#include "wavesched/wavesched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ws_pool ws_pool;
+
+typedef struct ws_pool_config {
+  const char *name;                /* the work's name */
+  uint32_t capacity;               /* C */
+  uint32_t stage_count;            /* S >= 1 */
+  const char *const *stage_names;  /* [S]; registration order = drain priority */
+  uint32_t payload_stride;         /* bytes per item record (multiple of 8 advised) */
+  const ws_aux_producer *producers;
+  uint32_t producer_count;
+  /* Launches the kernel(s) of `stage` in stream order. Must consume exactly
+   * the items of that stage: move each to a stage or release it. */
+  ws_status (*run_stage)(void *user, ws_pool *pool, uint32_t stage);
+  void *user;
+} ws_pool_config;
+
+/* Per-stage counters the pool keeps of itself (the client's own view). */
+typedef struct ws_pool_counters {
+  uint64_t dispatches;      /* stage dispatches */
+  uint64_t executed;        /* sum of the stage counts observed at them */
+} ws_pool_counters;
+
+ws_status ws_pool_create(ws_device *dev, const ws_pool_config *config, ws_pool **out);
+void ws_pool_destroy(ws_pool *pool);
+/* Device addresses for kernels; stable for the pool's life. */
+ws_pool_view ws_pool_get_view(const ws_pool *pool);
+/* The auxiliary work to pass to ws_scheduler_add_aux (owned by the pool). */
+const ws_aux_work *ws_pool_work(const ws_pool *pool);
+/* Values observed at the last boundary. */
+uint32_t ws_pool_live(const ws_pool *pool);
+uint32_t ws_pool_errors(const ws_pool *pool);
+ws_status ws_pool_stage_counters(const ws_pool *pool, uint32_t stage, ws_pool_counters *out);
+const char *ws_pool_last_error(const ws_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/* wavesched — device side of the library's multi-stage slot pool (pool.h).
+ * One source for CPU and CUDA kernels, like kernel.h.
+ *
+ * Storage (all device addresses in ws_pool_view):
+ *   tokens[C]      0 = free, s + 1 = the item waits in stage s
+ *   stack[C]       LIFO of free slots; stack[0 .. free-1] are free
+ *   state[2 + S]   [0] free count (int32), [1] error count,
+ *                  [2 + s] live count of stage s
+ *   payload        C records of `stride` bytes, stable per slot
+ *
+ * Invariant at every launch boundary: free + Σ state[2+s] = C and each stage
+ * count equals the number of tokens s + 1. Within one launch a pool may be
+ * published to, or moved/released from, but not both: pops and pushes of the
+ * free stack are not ordered against each other inside a launch.
+ */
+#ifndef WAVESCHED_POOL_KERNEL_H
+#define WAVESCHED_POOL_KERNEL_H
+
+#include "wavesched/kernel.h"
+
+typedef struct ws_pool_view {
+  uint64_t tokens;
+  uint64_t stack;
+  uint64_t state;
+  uint64_t payload;
+  uint32_t capacity;
+  uint32_t stage_count;
+  uint32_t stride;
+  uint32_t reserved;
+} ws_pool_view;
+
+#define WS_POOL_NONE 0xffffffffu
+
+/* Payload record of `slot`. */
+WS_DEVICE static inline void *ws_pool_payload(const ws_pool_view *v, uint32_t slot) {
+  return WS_PTR(unsigned char, v->payload) + (uint64_t)slot * v->stride;
+}
+
+/* Whether `slot` currently waits in `stage` (stage kernels launch over all C
+ * slots and keep the ones that answer true). */
+WS_DEVICE static inline int ws_pool_in_stage(const ws_pool_view *v, uint32_t slot,
+                                             uint32_t stage) {
+  return slot < v->capacity && WS_PTR(const uint32_t, v->tokens)[slot] == stage + 1u;
+}
+
+/* Takes a free slot for a new item in `stage`; WS_POOL_NONE (and an error
+ * counted) when the pool is full, which admission makes impossible for a
+ * producer that keeps its declared bound. Write the payload after. */
+WS_DEVICE static inline uint32_t ws_pool_publish(const ws_pool_view *v, uint32_t stage) {
+  int32_t *free_count = WS_PTR(int32_t, v->state);
+  uint32_t *state = WS_PTR(uint32_t, v->state);
+  int32_t old = ws_atomic_add_i32(free_count, -1);
+  if (old <= 0) {
+    ws_atomic_add_i32(free_count, 1);
+    ws_atomic_add_u32(&state[1], 1u);
+    return WS_POOL_NONE;
+  }
+  uint32_t slot = WS_PTR(const uint32_t, v->stack)[old - 1];
+  WS_PTR(uint32_t, v->tokens)[slot] = stage + 1u;
+  ws_atomic_add_u32(&state[2 + stage], 1u);
+  return slot;
+}
+
+/* Moves the item in `slot` from stage `from` to stage `to` (to == from is a
+ * self-loop and changes no count). It keeps its slot: no admission needed. */
+WS_DEVICE static inline void ws_pool_move(const ws_pool_view *v, uint32_t slot, uint32_t from,
+                                          uint32_t to) {
+  uint32_t *state = WS_PTR(uint32_t, v->state);
+  WS_PTR(uint32_t, v->tokens)[slot] = to + 1u;
+  if (to != from) {
+    ws_atomic_sub_u32(&state[2 + from], 1u);
+    ws_atomic_add_u32(&state[2 + to], 1u);
+  }
+}
+
+/* Terminates the item in `slot` (stage `from`) and frees the slot. */
+WS_DEVICE static inline void ws_pool_release(const ws_pool_view *v, uint32_t slot,
+                                             uint32_t from) {
+  int32_t *free_count = WS_PTR(int32_t, v->state);
+  uint32_t *state = WS_PTR(uint32_t, v->state);
+  WS_PTR(uint32_t, v->tokens)[slot] = 0u;
+  ws_atomic_sub_u32(&state[2 + from], 1u);
+  int32_t pos = ws_atomic_add_i32(free_count, 1);
+  if (pos < 0 || (uint32_t)pos >= v->capacity) {
+    ws_atomic_add_u32(&state[1], 1u);
+    return;
+  }
+  WS_PTR(uint32_t, v->stack)[pos] = slot;
+}
+
+#endif

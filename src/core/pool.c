@@ -1,0 +1,180 @@
+/* wavesched — the library's multi-stage slot pool (pool.h). Host side only:
+ * reset writes the free stack once per dispatch; the per-iteration path is
+ * one enqueued readback of 2 + S words. */
+#include "wavesched/pool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "device.h"
+
+struct ws_pool {
+  ws_device *dev;
+  ws_pool_config cfg;
+  ws_aux_work work;
+  ws_buffer *tokens, *stack, *state, *payload;
+  ws_readback *rb;
+  uint32_t *init_stack; /* host image of the full free stack */
+  ws_pool_counters *counters;
+  char error[256];
+};
+
+static const uint32_t *observed(const ws_pool *p) { return ws_readback_data(p->rb); }
+
+/* The message goes on the pool and on the device, where the scheduler's
+ * report of a failed client call picks it up. */
+static ws_status pool_fail(ws_pool *p, ws_status st, const char *what) {
+  snprintf(p->error, sizeof p->error, "pool '%s': %s", p->cfg.name, what);
+  return ws_dev_fail(p->dev, st, "%s", p->error);
+}
+
+static ws_status pool_reset(void *user) {
+  ws_pool *p = user;
+  const uint32_t C = p->cfg.capacity, S = p->cfg.stage_count;
+  ws_status st;
+  if ((st = ws_buffer_fill_u32(p->tokens, 0, 0, C)) != WS_OK ||
+      (st = ws_buffer_fill_u32(p->state, 0, 0, 2 + S)) != WS_OK ||
+      (st = ws_buffer_fill_u32(p->state, 0, C, 1)) != WS_OK ||
+      (st = ws_buffer_write(p->stack, 0, p->init_stack, (size_t)C * 4)) != WS_OK)
+    return pool_fail(p, st, "reset failed");
+  memset(p->counters, 0, S * sizeof *p->counters);
+  return WS_OK;
+}
+
+static ws_status pool_enqueue_readback(void *user) {
+  ws_pool *p = user;
+  return ws_readback_enqueue(p->rb, 0, p->state, 0, (2 + (size_t)p->cfg.stage_count) * 4);
+}
+
+static ws_status pool_host_count(void *user, uint32_t *count) {
+  ws_pool *p = user;
+  const uint32_t *h = observed(p);
+  if (h[1] != 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%u publish/release error(s): a producer exceeded its bound or "
+             "an item was released twice", h[1]);
+    return pool_fail(p, WS_EPROTO_CLIENT, msg);
+  }
+  int32_t free_count = (int32_t)h[0];
+  *count = free_count < 0 ? p->cfg.capacity : p->cfg.capacity - (uint32_t)free_count;
+  return WS_OK;
+}
+
+static uint32_t pool_stage_count(void *user) { return ((ws_pool *)user)->cfg.stage_count; }
+
+static const char *pool_stage_name(void *user, uint32_t stage) {
+  ws_pool *p = user;
+  return stage < p->cfg.stage_count ? p->cfg.stage_names[stage] : NULL;
+}
+
+static ws_status pool_stage_host_count(void *user, uint32_t stage, uint32_t *count) {
+  ws_pool *p = user;
+  *count = observed(p)[2 + stage];
+  return WS_OK;
+}
+
+static ws_status pool_dispatch_stage(void *user, uint32_t stage) {
+  ws_pool *p = user;
+  p->counters[stage].dispatches += 1;
+  p->counters[stage].executed += observed(p)[2 + stage];
+  return p->cfg.run_stage(p->cfg.user, p, stage);
+}
+
+void ws_pool_destroy(ws_pool *p) {
+  if (!p)
+    return;
+  ws_buffer_destroy(p->tokens);
+  ws_buffer_destroy(p->stack);
+  ws_buffer_destroy(p->state);
+  ws_buffer_destroy(p->payload);
+  ws_readback_destroy(p->rb);
+  ws_free(p->init_stack);
+  ws_free(p->counters);
+  ws_free(p);
+}
+
+ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out) {
+  if (!out)
+    return WS_EINVAL;
+  *out = NULL;
+  if (!dev || !c || !c->name || !c->run_stage || !c->stage_names)
+    return WS_EINVAL;
+  if (c->capacity == 0)
+    return WS_EAUX_CAPACITY;
+  if (c->stage_count == 0)
+    return WS_EAUX_STAGES;
+  ws_pool *p = ws_calloc(1, sizeof *p);
+  if (!p)
+    return WS_ENOMEM;
+  p->dev = dev;
+  p->cfg = *c;
+  const uint32_t C = c->capacity, S = c->stage_count;
+  ws_status st;
+  p->init_stack = ws_calloc(C, sizeof *p->init_stack);
+  p->counters = ws_calloc(S, sizeof *p->counters);
+  if (!p->init_stack || !p->counters) {
+    ws_pool_destroy(p);
+    return WS_ENOMEM;
+  }
+  /* slot 0 on top: the first publications take low slots */
+  for (uint32_t i = 0; i < C; ++i)
+    p->init_stack[i] = C - 1 - i;
+  if ((st = ws_buffer_create(dev, (size_t)C * 4, &p->tokens)) != WS_OK ||
+      (st = ws_buffer_create(dev, (size_t)C * 4, &p->stack)) != WS_OK ||
+      (st = ws_buffer_create(dev, (2 + (size_t)S) * 4, &p->state)) != WS_OK ||
+      (st = ws_buffer_create(dev, (size_t)C * (c->payload_stride ? c->payload_stride : 4),
+                             &p->payload)) != WS_OK ||
+      (st = ws_readback_create(dev, (2 + (size_t)S) * 4, &p->rb)) != WS_OK) {
+    ws_pool_destroy(p);
+    return st;
+  }
+  ws_aux_work *w = &p->work;
+  w->name = c->name;
+  w->capacity = C;
+  w->producers = c->producers;
+  w->producer_count = c->producer_count;
+  w->user = p;
+  w->reset = pool_reset;
+  w->enqueue_count_readback = pool_enqueue_readback;
+  w->host_count = pool_host_count;
+  w->stage_count = pool_stage_count;
+  w->stage_name = pool_stage_name;
+  w->stage_host_count = pool_stage_host_count;
+  w->dispatch_stage = pool_dispatch_stage;
+  /* admission_stage and prepare_for_producer keep their defaults: the first
+   * non-empty stage drains, and stable slots need no compaction. */
+  *out = p;
+  return WS_OK;
+}
+
+ws_pool_view ws_pool_get_view(const ws_pool *p) {
+  ws_pool_view v;
+  memset(&v, 0, sizeof v);
+  v.tokens = ws_buffer_address(p->tokens);
+  v.stack = ws_buffer_address(p->stack);
+  v.state = ws_buffer_address(p->state);
+  v.payload = ws_buffer_address(p->payload);
+  v.capacity = p->cfg.capacity;
+  v.stage_count = p->cfg.stage_count;
+  v.stride = p->cfg.payload_stride ? p->cfg.payload_stride : 4;
+  return v;
+}
+
+const ws_aux_work *ws_pool_work(const ws_pool *p) { return &p->work; }
+
+uint32_t ws_pool_live(const ws_pool *p) {
+  uint32_t n = 0;
+  return pool_host_count((void *)p, &n) == WS_OK ? n : p->cfg.capacity;
+}
+
+uint32_t ws_pool_errors(const ws_pool *p) { return observed(p)[1]; }
+
+ws_status ws_pool_stage_counters(const ws_pool *p, uint32_t stage, ws_pool_counters *out) {
+  if (!p || !out || stage >= p->cfg.stage_count)
+    return WS_EINVAL;
+  *out = p->counters[stage];
+  return WS_OK;
+}
+
+const char *ws_pool_last_error(const ws_pool *p) { return p ? p->error : ""; }
