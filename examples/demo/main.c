@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "demo.h"
+#include "pipeline.h"
 #include "wavesched/wavesched.h"
 
 extern const ws_module_set demo_kernels_modules;
@@ -17,6 +18,8 @@ WS_CONTINUATION_NAMES(demo_names, DEMO_CONTINUATIONS)
 static void usage(FILE *f) {
   fprintf(f,
           "usage: wavesched-demo [options]\n"
+          "  --scenario demo|pipeline    the divergent demo workload (default), or the\n"
+          "                              auxiliary-pipeline regression scenario (SPEC 6)\n"
           "  --backend cpu|cuda|vulkan   backend (default cpu)\n"
           "  --scheduler wavefront|megakernel (default wavefront)\n"
           "  --layout aos|soa            frame layout (default aos)\n"
@@ -49,7 +52,10 @@ int main(int argc, char **argv) {
       {"policy", required_argument, 0, 'p'},     {"compaction", required_argument, 0, 'c'},
       {"items", required_argument, 0, 'n'},      {"pool", required_argument, 0, 'r'},
       {"stats", no_argument, 0, 'S'},            {"verify", no_argument, 0, 'V'},
-      {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+      {"help", no_argument, 0, 'h'},             {"scenario", required_argument, 0, 'x'},
+      {0, 0, 0, 0}};
+  static const char *const scenario_names[] = {"demo", "pipeline"};
+  int scenario = 0;
   static const char *const sched_names[] = {"wavefront", "megakernel"};
   static const char *const layout_names[] = {"aos", "soa"};
   static const char *const acc_names[] = {"materialized", "incremental", "fused"};
@@ -96,6 +102,9 @@ int main(int argc, char **argv) {
     case 'V':
       sc.verify_queues = true;
       break;
+    case 'x':
+      scenario = pick("scenario", optarg, scenario_names, 2);
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -111,6 +120,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "wavesched-demo: cannot open the %s backend: %s\n",
             ws_backend_name(dc.backend), ws_strerror(st));
     return 1;
+  }
+  if (scenario == 1) {
+    int prc = demo_pipeline(dev, sc);
+    ws_device_destroy(dev);
+    return prc;
   }
   const ws_coroutine_desc co = {"demo", &demo_kernels_modules, &demo_frame_ws_desc,
                                 sizeof(demo_args), 3, demo_names};
