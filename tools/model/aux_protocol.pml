@@ -7,9 +7,9 @@
  * stage s that may still make k more stage transitions (the per-item budget,
  * which makes "every run completes" a meaningful, finite property).
  *
- * Main work is abstracted as RUNS remaining main launches.  Each loop
- * iteration the scheduler observes the stage counts, then the "selected main
- * queue" is chosen nondeterministically: one of the P producers (bound b_p,
+ * Main work is abstracted as RUNS remaining main launches (see the modes
+ * below).  Each loop iteration the scheduler observes the stage counts, then
+ * the "selected main queue" is chosen nondeterministically: one of the P producers (bound b_p,
  * queued count n in 1..floor(C/b_p)) or, when OTHER is on, a non-producer main
  * launch (refill or a continuation with b = 0, n in 0..C).  The decision then
  * follows SPEC 3.4 exactly:
@@ -25,15 +25,23 @@
  * terminates (frees its slot) or, if it has budget left, moves to any stage
  * (self-loop included) with one unit of budget less.  Items never clone.
  *
+ * Two modes are explored in the same verification run (nondeterministic
+ * choice at start): RUNS main launches and then no more main work, or an
+ * endless supply of main work (runs_left never decreases), whose finite state
+ * space covers every number of main launches.  -DNO_ENDLESS drops the latter.
+ *
  * Properties (all checked by plain pan: assertions + invalid end states):
  *   (a) L <= C after every single publication/transition, and at every
  *       iteration boundary L == sum q[s] (the observed-total check of 3.4 A);
- *   (b) no deadlock: the only valid end state is "no main runs left and L == 0"
- *       (a blocked producer facing an empty pool blocks the forced-drain search
- *       and shows up as an invalid end state);
- *   (c) progress: every iteration strictly decreases the lexicographic ranking
- *       (runs_left, sum over live items of (budget+1)), so every execution is
- *       finite and, with (b), ends in the done state.
+ *   (b) no deadlock: the only valid end state is "no main runs left and
+ *       L == 0" (the final assert); any reachable state in which the scheduler
+ *       cannot take a step is an invalid end state.  In particular a blocked
+ *       producer facing an empty pool blocks the forced-drain search;
+ *   (c) progress: every iteration that does not launch main work strictly
+ *       decreases rank = sum over live items of (budget + 1).  Main launches
+ *       are finite in the bounded mode, so every execution is finite and, with
+ *       (b), ends in the done state; in the endless mode the scheduler can run
+ *       at most C*(K+1) auxiliary dispatches in a row (main never starves).
  *
  * Parameters (pass with spin -D...): C, S, P (1 or 2), B1, B2, RUNS, K, OTHER.
  * -DENTRY_ONLY: stages registered as separate works (SPEC 3.6): admission sees
@@ -194,7 +202,9 @@ active proctype scheduler()
 		:: runs_left == 0 && L == 0 -> done = true; break
 		:: runs_left == 0 && L > 0 ->
 			/* all main queues empty: any non-empty stage runs (largest) */
-			s = best; run_stage(s)
+			s = best;
+			printf("MSC: no main work left: stage %d runs (q=%d, L=%d)\n", s, q[s], L);
+			run_stage(s)
 		:: runs_left > 0 ->
 			/* select the main queue: producer p, or a non-producer launch */
 			if
@@ -224,13 +234,18 @@ active proctype scheduler()
 				:: s < S && q[s] > 0 -> break
 				od;             /* no non-empty stage: blocks => invalid end state */
 #endif
+				printf("MSC: producer %d n=%d b=%d blocked (L=%d): forced drain of stage %d (q=%d)\n", p, n, b, L, s, q[s]);
 				run_stage(s)
 			:: else ->
 				if
 				:: maxq > n ->          /* D: the largest stage wins */
-					s = best; run_stage(s)
+					s = best;
+					printf("MSC: stage %d (q=%d) beats main n=%d\n", s, q[s], n);
+					run_stage(s)
 				:: else ->              /* E: run the main launch */
+					printf("MSC: main launch p=%d n=%d b=%d admitted (L=%d, q0=%d)\n", p, n, b, L, q[0]);
 					publish(n * b);
+					printf("MSC:   after publishing: L=%d\n", L);
 					ran_main = true;
 					if
 					:: !endless -> runs_left--
