@@ -59,8 +59,8 @@ uint demo_mix(ws_item it, inout demo_frame f, demo_args a) {
 
 uint demo_blend(ws_item it, inout demo_frame f, demo_args a) {
   WS_PTR(uint32_t, a.steps)[it.id] += 1u;
-  /* precise: no contraction into an fma, as a C compiler without
-   * -ffast-math computes it */
+  /* precise: evaluated as written, never contracted into an fma (acc does
+   * not reach the output, but the twin stays exact) */
   precise float acc = f.acc * 0.5 + float(f.hash & 0xffu);
   f.acc = acc;
   f.blends += uint16_t(1);

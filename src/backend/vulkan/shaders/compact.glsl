@@ -1,0 +1,50 @@
+/* Shared by compact_holes.comp and compact_move.comp: the push constants
+ * (vk_queue.c compact_push) and the byte copy of one frame's storage. */
+#ifndef WAVESCHED_VK_COMPACT_GLSL
+#define WAVESCHED_VK_COMPACT_GLSL
+
+layout(push_constant, scalar) uniform compact_pc {
+  layout(offset = 0) uint64_t tokens;
+  layout(offset = 8) uint64_t ids;
+  layout(offset = 16) uint64_t frames;
+  layout(offset = 24) uint64_t field_offsets; /* uint64_t[field_count]: SoA arrays */
+  layout(offset = 32) uint64_t scratch;       /* uint32_t[n]: the holes */
+  layout(offset = 40) uint64_t state;         /* uint32_t words, vk_internal.h VK_STATE_* */
+  layout(offset = 48) uint n;                 /* live count: [0, n) is the dense prefix */
+  layout(offset = 52) uint scan;
+  layout(offset = 56) uint layout_;
+  layout(offset = 60) uint frame_size;        /* AoS record size */
+  layout(offset = 64) uint field_count;
+} P;
+
+/* VK_STATE_* word indices */
+const uint STATE_HOLES = 0u;
+const uint STATE_MOVERS = 1u;
+const uint STATE_ERROR = 2u;
+const uint STATE_SIZES = 8u;
+const uint STATE_ERR_COMPACT = 1u;
+
+/* Copies len bytes from src to dst. Whole aligned words when possible (every
+ * frame type whose size and address are multiples of 4); otherwise byte by
+ * byte inside 32-bit words with atomics, because the neighbouring bytes of a
+ * word may belong to another slot that another invocation writes at the same
+ * time (a uint16_t SoA array, a 6-byte AoS record). Sources are slots >= n
+ * and destinations slots < n, so no byte is both read and written. */
+void ws_copy_bytes(uint64_t dst, uint64_t src, uint len) {
+  if (((uint(dst) | uint(src) | len) & 3u) == 0u) {
+    for (uint k = 0u; k < len / 4u; ++k)
+      WS_PTR(uint32_t, dst)[k] = WS_PTR(uint32_t, src)[k];
+    return;
+  }
+  for (uint k = 0u; k < len; ++k) {
+    const uint64_t sa = src + k, da = dst + k;
+    /* an atomic read: another invocation may be changing other bytes */
+    const uint word = atomicOr(WS_REF(uint32_t)(sa & ~3ul).v, 0u);
+    const uint byte = (word >> (8u * uint(sa & 3ul))) & 0xffu;
+    const uint shift = 8u * uint(da & 3ul);
+    atomicAnd(WS_REF(uint32_t)(da & ~3ul).v, ~(0xffu << shift));
+    atomicOr(WS_REF(uint32_t)(da & ~3ul).v, byte << shift);
+  }
+}
+
+#endif

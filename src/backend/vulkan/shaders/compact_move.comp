@@ -1,0 +1,37 @@
+#version 460
+/* Compaction, pass 2: the k-th live frame found in [n, scan) moves into
+ * hole scratch[k]: its frame storage, id and token; its old token becomes 0.
+ * A k beyond the holes (the live count was wrong) leaves the frame where it
+ * is and sets STATE_ERR_COMPACT. Launch: scan - n invocations, slot n + i. */
+#include "wavesched/kernel.glsl"
+#include "queue.glsl"
+#include "compact.glsl"
+
+void main() {
+  uint i;
+  const bool valid = ws_invocation_index(i) && i < P.scan - P.n;
+  const uint s = P.n + i;
+  const uint token = valid ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
+  const bool live = token != 0u;
+  const uint k = ws_queue_append(live, WS_ADDR(uint32_t, P.state, STATE_MOVERS));
+  if (!live)
+    return;
+  if (k >= WS_PTR(uint32_t, P.state)[STATE_HOLES]) {
+    atomicOr(WS_PTR(uint32_t, P.state)[STATE_ERROR], STATE_ERR_COMPACT);
+    return;
+  }
+  const uint hole = WS_PTR(uint32_t, P.scratch)[k];
+  if (P.layout_ == WS_LAYOUT_AOS) {
+    ws_copy_bytes(P.frames + uint64_t(hole) * P.frame_size,
+                  P.frames + uint64_t(s) * P.frame_size, P.frame_size);
+  } else {
+    for (uint f = 0u; f < P.field_count; ++f) {
+      const uint size = WS_PTR(uint32_t, P.state)[STATE_SIZES + f];
+      const uint64_t base = P.frames + WS_PTR(uint64_t, P.field_offsets)[f];
+      ws_copy_bytes(base + uint64_t(hole) * size, base + uint64_t(s) * size, size);
+    }
+  }
+  WS_PTR(uint32_t, P.ids)[hole] = WS_PTR(uint32_t, P.ids)[s];
+  WS_PTR(uint32_t, P.tokens)[hole] = token;
+  WS_PTR(uint32_t, P.tokens)[s] = 0u;
+}

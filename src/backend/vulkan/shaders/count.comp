@@ -1,0 +1,32 @@
+#version 460
+/* counts[t] += |{s < scan : tokens[s] == t}| for t in 0..K (the host zeroed
+ * counts[0..K] first; counts[K+1] is not touched). Tokens above K cannot be
+ * written by the wrappers and are not counted, as on the CPU.
+ * Launch: n = scan. */
+#include "wavesched/kernel.glsl"
+#include "queue.glsl"
+
+layout(push_constant, scalar) uniform count_pc {
+  layout(offset = 0) uint64_t tokens;
+  layout(offset = 8) uint64_t counts;
+  layout(offset = 16) uint scan;
+  layout(offset = 20) uint queue_count;
+} P;
+
+void main() {
+  uint s;
+  const bool valid = ws_invocation_index(s) && s < P.scan;
+  const uint t = valid ? WS_PTR(uint32_t, P.tokens)[s] : ~0u;
+  const bool counted = valid && t <= P.queue_count;
+  /* uniform branch: every invocation of the workgroup takes the same side,
+   * so the barriers inside are reached by all of them */
+  if (P.queue_count < WS_QUEUE_SHARED_TOKENS) {
+    ws_queue_hist_clear(P.queue_count);
+    if (counted)
+      atomicAdd(ws_queue_hist[t], 1u);
+    barrier();
+    ws_queue_hist_flush(P.queue_count, P.counts);
+  } else if (counted) {
+    atomicAdd(WS_PTR(uint32_t, P.counts)[t], 1u);
+  }
+}

@@ -1,0 +1,22 @@
+#version 460
+/* slots[0..m) = the slots s < scan with tokens[s] == token, in any order;
+ * counter[0] = m (the host zeroed it first). Launch: n = scan. */
+#include "wavesched/kernel.glsl"
+#include "queue.glsl"
+
+layout(push_constant, scalar) uniform gather_pc {
+  layout(offset = 0) uint64_t tokens;
+  layout(offset = 8) uint64_t slots;
+  layout(offset = 16) uint64_t counter;
+  layout(offset = 24) uint scan;
+  layout(offset = 28) uint token;
+} P;
+
+void main() {
+  uint s;
+  const bool valid = ws_invocation_index(s) && s < P.scan;
+  const bool hit = valid && WS_PTR(uint32_t, P.tokens)[s] == P.token;
+  const uint pos = ws_queue_append(hit, P.counter);
+  if (hit)
+    WS_PTR(uint32_t, P.slots)[pos] = s;
+}

@@ -1,0 +1,41 @@
+#version 460
+/* Counting-sort scatter: every slot s < scan with token t in 1..K takes the
+ * next position of queue t, starting at offsets[t] (gather_all_prefix), so
+ * slots holds queue 1's slots, then queue 2's, ... (order inside a queue
+ * unspecified). offsets[t] ends as the end of queue t. Launch: n = scan. */
+#include "wavesched/kernel.glsl"
+#include "queue.glsl"
+
+layout(push_constant, scalar) uniform gather_all_pc {
+  layout(offset = 0) uint64_t tokens;
+  layout(offset = 8) uint64_t offsets;
+  layout(offset = 16) uint64_t slots;
+  layout(offset = 24) uint scan;
+  layout(offset = 28) uint queue_count;
+} P;
+
+void main() {
+  uint s;
+  const bool valid = ws_invocation_index(s) && s < P.scan;
+  const uint t = valid ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
+  const bool live = t != 0u && t <= P.queue_count;
+  if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
+    ws_queue_hist_clear(P.queue_count);
+    uint local = 0u;
+    if (live)
+      local = atomicAdd(ws_queue_hist[t], 1u);
+    barrier();
+    /* reserve each token's run once per workgroup; the entry becomes the
+     * run's base */
+    for (uint k = gl_LocalInvocationID.x; k <= P.queue_count; k += gl_WorkGroupSize.x) {
+      const uint c = ws_queue_hist[k];
+      if (c != 0u)
+        ws_queue_hist[k] = atomicAdd(WS_PTR(uint32_t, P.offsets)[k], c);
+    }
+    barrier();
+    if (live)
+      WS_PTR(uint32_t, P.slots)[ws_queue_hist[t] + local] = s;
+  } else if (live) {
+    WS_PTR(uint32_t, P.slots)[atomicAdd(WS_PTR(uint32_t, P.offsets)[t], 1u)] = s;
+  }
+}

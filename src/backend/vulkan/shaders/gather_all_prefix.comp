@@ -1,0 +1,42 @@
+#version 460
+/* offsets[t] = counts[1] + ... + counts[t-1] for t in 1..K: the start of
+ * queue t's slots in the counting sort. One workgroup: invocation j sums a
+ * contiguous run of ceil(K / B) tokens, invocation 0 scans the B partial
+ * sums, each invocation then writes its run. Per-invocation loops stay at
+ * max(B, K / B) iterations. Launch: n = the queue shaders' block size. */
+#include "wavesched/kernel.glsl"
+
+layout(push_constant, scalar) uniform prefix_pc {
+  layout(offset = 0) uint64_t counts;
+  layout(offset = 8) uint64_t offsets;
+  layout(offset = 16) uint queue_count;
+} P;
+
+/* the backend's queue block is at most 1024 invocations */
+shared uint partial[1024];
+
+void main() {
+  const uint j = gl_LocalInvocationID.x, B = gl_WorkGroupSize.x, K = P.queue_count;
+  const uint per = (K + B - 1u) / B;
+  /* tokens lo .. hi-1 (an empty run when lo > K) */
+  const uint lo = min(1u + j * per, K + 1u), hi = min(lo + per, K + 1u);
+  uint sum = 0u;
+  for (uint t = lo; t < hi; ++t)
+    sum += WS_PTR(uint32_t, P.counts)[t];
+  partial[j] = sum;
+  barrier();
+  if (j == 0u) {
+    uint run = 0u;
+    for (uint k = 0u; k < B; ++k) {
+      const uint v = partial[k];
+      partial[k] = run;
+      run += v;
+    }
+  }
+  barrier();
+  uint run = partial[j];
+  for (uint t = lo; t < hi; ++t) {
+    WS_PTR(uint32_t, P.offsets)[t] = run;
+    run += WS_PTR(uint32_t, P.counts)[t];
+  }
+}

@@ -1,0 +1,398 @@
+/* wavesched — Vulkan backend: instance, physical device selection, logical
+ * device, and the backend table.
+ *
+ * Selection: WS_VULKAN_DEVICE=<index> if set, else config->device_index if
+ * it is >= 0, else the first physical device that is usable. Usable means
+ * Vulkan 1.2+, the bufferDeviceAddress, shaderInt64 and scalarBlockLayout
+ * features (every wavesched shader uses 64-bit buffer device addresses in
+ * the scalar layout) and a queue family with compute. Optional features
+ * (8/16-bit types and storage, float16/64, 64-bit atomics, memory model)
+ * are enabled when present; vk_pipeline.c refuses a shader that needs one
+ * the device lacks.
+ */
+#include "../../core/alloc.h"
+#include "vk_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const bool ws_backend_vulkan_built = true;
+
+/* ws_launch is pushed as is to the coroutine shaders: these are the offsets
+ * kernel.glsl's push_constant block declares (WS_LAUNCH_BLOCK_). */
+#define VK_WS_LAUNCH_AT_(field, offset)                                                            \
+  _Static_assert(offsetof(ws_launch, field) == (offset),                                           \
+                 "kernel.glsl declares ws_launch." #field " at " #offset)
+VK_WS_LAUNCH_AT_(args, 0);
+VK_WS_LAUNCH_AT_(frames, 8);
+VK_WS_LAUNCH_AT_(field_offsets, 16);
+VK_WS_LAUNCH_AT_(ids, 24);
+VK_WS_LAUNCH_AT_(tokens, 32);
+VK_WS_LAUNCH_AT_(slots, 40);
+VK_WS_LAUNCH_AT_(counts, 48);
+VK_WS_LAUNCH_AT_(count, 56);
+VK_WS_LAUNCH_AT_(capacity, 60);
+VK_WS_LAUNCH_AT_(first_id, 64);
+VK_WS_LAUNCH_AT_(src, 68);
+VK_WS_LAUNCH_AT_(slot_base, 72);
+VK_WS_LAUNCH_AT_(layout, 76);
+VK_WS_LAUNCH_AT_(flags, 80);
+VK_WS_LAUNCH_AT_(continuation_count, 84);
+_Static_assert(sizeof(ws_launch) <= VK_WS_PUSH_BYTES, "ws_launch travels in push constants");
+_Static_assert(WS_MAX_KERNEL_ARGS == VK_WS_PUSH_BYTES, "kernel arguments travel in push constants");
+_Static_assert(WS_LAYOUT_AOS == 0 && WS_LAYOUT_SOA == 1 && WS_LAUNCH_FUSED == 1u,
+               "kernel.glsl repeats these values");
+
+/* Feature query of one physical device (Vulkan 1.2 structures). */
+typedef struct vk_device_features {
+  VkPhysicalDeviceFeatures2 f;
+  VkPhysicalDeviceVulkan11Features v11;
+  VkPhysicalDeviceVulkan12Features v12;
+} vk_device_features;
+
+static void query_features(VkPhysicalDevice pd, vk_device_features *q) {
+  memset(q, 0, sizeof *q);
+  q->f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  q->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+  q->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  q->f.pNext = &q->v11;
+  q->v11.pNext = &q->v12;
+  vkGetPhysicalDeviceFeatures2(pd, &q->f);
+}
+
+/* NULL if the device is usable, else why not. Sets *family to its first
+ * compute queue family. */
+static const char *unusable(VkPhysicalDevice pd, uint32_t *family) {
+  VkPhysicalDeviceProperties p;
+  vkGetPhysicalDeviceProperties(pd, &p);
+  if (p.apiVersion < VK_API_VERSION_1_2)
+    return "it supports Vulkan 1.0/1.1 only (1.2 is needed)";
+  vk_device_features q;
+  query_features(pd, &q);
+  if (!q.v12.bufferDeviceAddress)
+    return "it lacks the bufferDeviceAddress feature";
+  if (!q.f.features.shaderInt64)
+    return "it lacks the shaderInt64 feature";
+  if (!q.v12.scalarBlockLayout)
+    return "it lacks the scalarBlockLayout feature";
+  /* Count first, as the API expects; devices have a handful of families,
+   * and the first compute one among the first 64 is the one used. */
+  VkQueueFamilyProperties qf[64];
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+  if (n > 64)
+    n = 64;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, qf);
+  for (uint32_t i = 0; i < n; ++i) {
+    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qf[i].queueCount > 0) {
+      *family = i;
+      return NULL;
+    }
+  }
+  return "it has no compute queue";
+}
+
+/* WS_VULKAN_DEVICE: -1 when unset or empty, else the index; error text. */
+static ws_status env_device(ws_device *dev, int *index) {
+  const char *v = getenv("WS_VULKAN_DEVICE");
+  *index = -1;
+  if (!v || !v[0])
+    return WS_OK;
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || *end != '\0' || x < 0 || x > 65535)
+    return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_DEVICE='%s' is not a device index", v);
+  *index = (int)x;
+  return WS_OK;
+}
+
+static uint64_t env_timeout_ns(void) {
+  const char *v = getenv("WS_VULKAN_TIMEOUT_S");
+  if (v && v[0]) {
+    char *end;
+    unsigned long long s = strtoull(v, &end, 10);
+    if (*end == '\0' && s > 0 && s < 1000000u)
+      return (uint64_t)s * 1000000000u;
+  }
+  return (uint64_t)300 * 1000000000u; /* long enough for lavapipe, bounded for a hung device */
+}
+
+static ws_status create_instance(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  uint32_t version = 0;
+  ws_status st = VK_CALL(dev, vkEnumerateInstanceVersion, &version);
+  if (st != WS_OK)
+    return ws_dev_fail(dev, WS_ENODEV, "%s (no usable Vulkan loader)", dev->error);
+  if (version < VK_API_VERSION_1_2)
+    return ws_dev_fail(dev, WS_ENODEV, "vulkan: the loader supports Vulkan %u.%u, 1.2 is needed",
+                       VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version));
+  /* Portability drivers (MoltenVK) are listed only when asked for. */
+  uint32_t n = 0;
+  if ((st = VK_CALL(dev, vkEnumerateInstanceExtensionProperties, NULL, &n, NULL)) != WS_OK)
+    return st;
+  bool portability = false;
+  if (n) {
+    VkExtensionProperties *ext = ws_calloc(n, sizeof *ext);
+    if (!ext)
+      return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the extension list");
+    st = VK_CALL(dev, vkEnumerateInstanceExtensionProperties, NULL, &n, ext);
+    for (uint32_t i = 0; st == WS_OK && i < n; ++i)
+      if (strcmp(ext[i].extensionName, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) == 0)
+        portability = true;
+    ws_free(ext);
+    if (st != WS_OK)
+      return st;
+  }
+  const char *exts[1] = {VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME};
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                           .pApplicationName = "wavesched",
+                           .pEngineName = "wavesched",
+                           .apiVersion = VK_API_VERSION_1_2};
+  VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                             .flags =
+                                 portability ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
+                             .pApplicationInfo = &app,
+                             .enabledExtensionCount = portability ? 1u : 0u,
+                             .ppEnabledExtensionNames = exts};
+  VkResult r = vkCreateInstance(&ci, NULL, &vk->instance);
+  if (r != VK_SUCCESS) {
+    vk->instance = VK_NULL_HANDLE;
+    return ws_dev_fail(dev, r == VK_ERROR_OUT_OF_HOST_MEMORY ? WS_ENOMEM : WS_ENODEV,
+                       "vulkan: vkCreateInstance failed: %s (%d)%s", vk_result_name(r), (int)r,
+                       r == VK_ERROR_INCOMPATIBLE_DRIVER
+                           ? ": no Vulkan driver found (check the ICD files, VK_DRIVER_FILES)"
+                           : "");
+  }
+  return WS_OK;
+}
+
+/* Picks vk->phys and vk->family (see the file comment). */
+static ws_status select_device(ws_device *dev, const ws_device_config *config) {
+  vk_impl *vk = vk_of(dev);
+  int want;
+  ws_status st = env_device(dev, &want);
+  if (st != WS_OK)
+    return st;
+  const char *why_index = "WS_VULKAN_DEVICE";
+  if (want < 0 && config->device_index >= 0) {
+    want = config->device_index;
+    why_index = "device_index";
+  }
+  uint32_t n = 0;
+  if ((st = VK_CALL(dev, vkEnumeratePhysicalDevices, vk->instance, &n, NULL)) != WS_OK)
+    return st;
+  if (n == 0)
+    return ws_dev_fail(dev, WS_ENODEV,
+                       "vulkan: no Vulkan physical device (is a driver installed? lavapipe: "
+                       "mesa-vulkan-drivers; NVIDIA: VK_DRIVER_FILES, docs/vulkan.md)");
+  VkPhysicalDevice *pds = ws_calloc(n, sizeof *pds);
+  if (!pds)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the device list");
+  st = VK_CALL(dev, vkEnumeratePhysicalDevices, vk->instance, &n, pds);
+  if (st == WS_OK && want >= 0) {
+    VkPhysicalDeviceProperties p;
+    const char *why;
+    if ((uint32_t)want >= n) {
+      st = ws_dev_fail(dev, WS_ENODEV, "vulkan: %s %d is out of range: %u Vulkan device(s)",
+                       why_index, want, n);
+    } else if ((why = unusable(pds[want], &vk->family)) != NULL) {
+      vkGetPhysicalDeviceProperties(pds[want], &p);
+      st = ws_dev_fail(dev, WS_ENODEV, "vulkan: device %d '%s' (%s %d) is not usable: %s", want,
+                       p.deviceName, why_index, want, why);
+    } else {
+      vk->phys = pds[want];
+    }
+  } else if (st == WS_OK) {
+    /* the first usable device; the message lists why the others were not */
+    char reasons[sizeof dev->error] = "";
+    size_t len = 0;
+    for (uint32_t i = 0; i < n && !vk->phys; ++i) {
+      const char *why = unusable(pds[i], &vk->family);
+      if (!why) {
+        vk->phys = pds[i];
+        break;
+      }
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(pds[i], &p);
+      int w = snprintf(reasons + len, sizeof reasons - len, "%s%u '%s': %s", i ? "; " : "", i,
+                       p.deviceName, why);
+      if (w > 0 && (size_t)w < sizeof reasons - len)
+        len += (size_t)w;
+    }
+    if (!vk->phys)
+      st = ws_dev_fail(dev, WS_ENODEV, "vulkan: none of the %u Vulkan device(s) is usable: %s", n,
+                       reasons);
+  }
+  ws_free(pds);
+  return st;
+}
+
+static ws_status create_device(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  vk_device_features have;
+  query_features(vk->phys, &have);
+  vk_device_features on;
+  memset(&on, 0, sizeof on);
+  on.f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  on.v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+  on.v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  on.f.pNext = &on.v11;
+  on.v11.pNext = &on.v12;
+  /* required (checked by unusable()) */
+  on.f.features.shaderInt64 = VK_TRUE;
+  on.v12.bufferDeviceAddress = VK_TRUE;
+  on.v12.scalarBlockLayout = VK_TRUE;
+  /* optional: whatever the device has */
+  on.f.features.shaderInt16 = have.f.features.shaderInt16;
+  on.f.features.shaderFloat64 = have.f.features.shaderFloat64;
+  on.v11.storageBuffer16BitAccess = have.v11.storageBuffer16BitAccess;
+  on.v12.shaderInt8 = have.v12.shaderInt8;
+  on.v12.shaderFloat16 = have.v12.shaderFloat16;
+  on.v12.storageBuffer8BitAccess = have.v12.storageBuffer8BitAccess;
+  on.v12.shaderBufferInt64Atomics = have.v12.shaderBufferInt64Atomics;
+  on.v12.vulkanMemoryModel = have.v12.vulkanMemoryModel;
+  on.v12.vulkanMemoryModelDeviceScope = have.v12.vulkanMemoryModelDeviceScope;
+  vk->features = (vk_features){
+      .int16 = on.f.features.shaderInt16,
+      .int8 = on.v12.shaderInt8,
+      .float64 = on.f.features.shaderFloat64,
+      .float16 = on.v12.shaderFloat16,
+      .storage16 = on.v11.storageBuffer16BitAccess,
+      .storage8 = on.v12.storageBuffer8BitAccess,
+      .int64_atomics = on.v12.shaderBufferInt64Atomics,
+      .memory_model = on.v12.vulkanMemoryModel,
+  };
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                .queueFamilyIndex = vk->family,
+                                .queueCount = 1,
+                                .pQueuePriorities = &priority};
+  VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                           .pNext = &on.f,
+                           .queueCreateInfoCount = 1,
+                           .pQueueCreateInfos = &qi};
+  VkResult r = vkCreateDevice(vk->phys, &di, NULL, &vk->device);
+  if (r != VK_SUCCESS) {
+    vk->device = VK_NULL_HANDLE;
+    return ws_dev_fail(dev, vk_status_of(r), "vulkan: vkCreateDevice('%s') failed: %s (%d)",
+                       vk->props.deviceName, vk_result_name(r), (int)r);
+  }
+  vkGetDeviceQueue(vk->device, vk->family, 0, &vk->queue);
+  return WS_OK;
+}
+
+static ws_status create_stream(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  /* the pool holds the one command buffer and is reset as a whole after
+   * each submission */
+  VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                .queueFamilyIndex = vk->family};
+  ws_status st = VK_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &vk->pool);
+  if (st != WS_OK)
+    return st;
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = vk->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 1};
+  if ((st = VK_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &vk->cmd)) != WS_OK)
+    return st;
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  return VK_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &vk->fence);
+}
+
+static void vk_destroy(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  if (!vk)
+    return;
+  if (vk->device) {
+    /* Run what is still recorded (buffers may be freed below), then make
+     * sure the queue is idle before anything is destroyed. */
+    if (vk->recording && !vk->broken)
+      (void)vk_op_synchronize(dev);
+    (void)vkDeviceWaitIdle(vk->device);
+    vk_pipelines_destroy(dev);
+    /* the backend's own buffers, then any the user did not destroy */
+    while (vk->live)
+      vk_buffer_destroy(dev, vk->live);
+    vkDestroyFence(vk->device, vk->fence, NULL);
+    vkDestroyCommandPool(vk->device, vk->pool, NULL); /* frees cmd */
+    vkDestroyDevice(vk->device, NULL);
+  }
+  if (vk->instance)
+    vkDestroyInstance(vk->instance, NULL);
+  ws_free(vk->by_addr);
+  ws_free(vk);
+  dev->impl = NULL;
+}
+
+static const ws_backend_ops vk_ops = {
+    .name = "vulkan",
+    .destroy = vk_destroy,
+    .buffer_alloc = vk_op_buffer_alloc,
+    .buffer_free = vk_op_buffer_free,
+    .host_alloc = vk_op_host_alloc,
+    .host_free = vk_op_host_free,
+    .write = vk_op_write,
+    .enqueue_read = vk_op_enqueue_read,
+    .enqueue_fill_u32 = vk_op_fill_u32,
+    .synchronize = vk_op_synchronize,
+    .launch = vk_op_launch,
+    .queue_count = vk_op_queue_count,
+    .queue_gather = vk_op_queue_gather,
+    .queue_gather_all = vk_op_queue_gather_all,
+    .queue_publish = vk_op_queue_publish,
+    .queue_compact = vk_op_queue_compact,
+};
+
+ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config) {
+  vk_impl *vk = ws_calloc(1, sizeof *vk);
+  if (!vk)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the device state");
+  dev->impl = vk;
+  dev->ops = &vk_ops;
+  vk->timeout_ns = env_timeout_ns();
+  ws_status st = create_instance(dev);
+  if (st == WS_OK)
+    st = select_device(dev, config);
+  if (st == WS_OK) {
+    vkGetPhysicalDeviceProperties(vk->phys, &vk->props);
+    vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->memory);
+    snprintf(dev->name, sizeof dev->name, "%.*s", (int)sizeof dev->name - 1, vk->props.deviceName);
+    const VkPhysicalDeviceLimits *lim = &vk->props.limits;
+    vk->chunk_groups = lim->maxComputeWorkGroupCount[0] < VK_WS_CHUNK_GROUPS
+                           ? lim->maxComputeWorkGroupCount[0]
+                           : VK_WS_CHUNK_GROUPS;
+    /* 256 where the device allows it (Vulkan guarantees 128) */
+    vk->queue_block = 256;
+    if (lim->maxComputeWorkGroupSize[0] < vk->queue_block)
+      vk->queue_block = lim->maxComputeWorkGroupSize[0];
+    if (lim->maxComputeWorkGroupInvocations < vk->queue_block)
+      vk->queue_block = lim->maxComputeWorkGroupInvocations;
+    st = create_device(dev);
+  }
+  if (st == WS_OK)
+    st = create_stream(dev);
+  if (st == WS_OK)
+    st = vk_buffer_create(dev, VK_WS_STAGING_BYTES, true, &vk->staging);
+  if (st == WS_OK)
+    st = vk_buffer_create(dev, 4u * VK_STATE_WORDS, false, &vk->state);
+  if (st == WS_OK)
+    st = vk_buffer_create(dev, 16, true, &vk->state_host);
+  if (st == WS_OK)
+    st = vk_record_fill(dev, vk->state->addr, 0, VK_STATE_WORDS);
+  if (st == WS_OK)
+    st = vk_op_synchronize(dev);
+  if (st == WS_OK)
+    st = vk_pipelines_init(dev);
+  if (st != WS_OK) {
+    vk_destroy(dev);
+    dev->ops = NULL;
+    return st;
+  }
+  return WS_OK;
+}

@@ -1,0 +1,177 @@
+/* wavesched — Vulkan backend internals (docs/vulkan.md).
+ *
+ * One VkDevice, one queue, one command buffer that collects everything the
+ * core enqueues between two synchronizations. Every recorded operation is
+ * separated from the previous one by a global memory barrier, which is what
+ * makes the command buffer the in-order stream backend.h asks for
+ * (compute->compute, compute->transfer, transfer->compute, transfer->transfer).
+ * `synchronize` ends the command buffer, submits it and waits on one fence:
+ * the one host synchronization per scheduler iteration.
+ *
+ * Device addresses are buffer device addresses (vkGetBufferDeviceAddress),
+ * so the bytes the core and the user pass to kernels are the addresses GLSL
+ * dereferences through GL_EXT_buffer_reference. Copies need the VkBuffer
+ * behind an address: an address map (sorted by address) finds it.
+ */
+#ifndef WAVESCHED_BACKEND_VULKAN_INTERNAL_H
+#define WAVESCHED_BACKEND_VULKAN_INTERNAL_H
+
+#include "../../core/device.h"
+
+#include <vulkan/vulkan.h>
+
+/* Push-constant bytes every pipeline layout provides: the 128 bytes Vulkan
+ * guarantees, which is WS_MAX_KERNEL_ARGS (launch.h). */
+#define VK_WS_PUSH_BYTES 128u
+/* Workgroups per vkCmdDispatchBase call (specialization constant 1 of
+ * kernel.glsl); clamped to the device's maxComputeWorkGroupCount[0]. */
+#define VK_WS_CHUNK_GROUPS 32768u
+/* Bytes of host-visible staging memory for blocking writes (larger writes
+ * go in chunks). */
+#define VK_WS_STAGING_BYTES ((VkDeviceSize)4 << 20)
+
+/* One VkBuffer with its own memory. Device buffers have a device address
+ * and are in the address map; host buffers (readbacks, staging) are
+ * persistently mapped host-visible, host-coherent memory. */
+typedef struct vk_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  uint64_t addr;                 /* buffer device address; 0 for host buffers */
+  VkDeviceSize size;             /* bytes usable: the request rounded up to 4 */
+  void *map;                     /* host buffers: the mapping */
+  struct vk_buffer *prev, *next; /* every live buffer, for destroy */
+} vk_buffer;
+
+/* Queue-operation shaders (src/backend/vulkan/shaders), one pipeline each. */
+typedef enum vk_queue_shader {
+  VK_QS_COUNT = 0,
+  VK_QS_GATHER,
+  VK_QS_GATHER_ALL_PREFIX,
+  VK_QS_GATHER_ALL,
+  VK_QS_PUBLISH,
+  VK_QS_COMPACT_HOLES,
+  VK_QS_COMPACT_MOVE,
+  VK_QS_N
+} vk_queue_shader;
+
+/* A user pipeline, created at the first launch of (entry, mega, block). */
+typedef struct vk_pipeline {
+  const ws_module_entry *entry;
+  bool mega;
+  uint32_t block;
+  VkPipeline pipeline;
+} vk_pipeline;
+
+/* Optional device features, enabled when the device has them; a shader that
+ * needs one the device lacks is refused before pipeline creation. */
+typedef struct vk_features {
+  bool int16, int8, float64, float16, storage16, storage8, int64_atomics, memory_model;
+} vk_features;
+
+/* Words of the backend's own device buffer `state`. */
+enum {
+  VK_STATE_HOLES = 0,  /* compaction: free slots found below the live count */
+  VK_STATE_MOVERS = 1, /* compaction: live frames found above it */
+  VK_STATE_ERROR = 2,  /* sticky error bits of the queue shaders */
+  VK_STATE_SIZES = 8,  /* compaction: SoA field sizes [WS_MAX_FRAME_FIELDS] */
+  VK_STATE_WORDS = VK_STATE_SIZES + WS_MAX_FRAME_FIELDS
+};
+/* VK_STATE_ERROR bits */
+#define VK_STATE_ERR_COMPACT 1u /* more live frames above n than holes below */
+
+typedef struct vk_impl {
+  VkInstance instance;
+  VkPhysicalDevice phys;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t family;
+  VkPhysicalDeviceProperties props;
+  VkPhysicalDeviceMemoryProperties memory;
+  vk_features features;
+
+  /* the stream */
+  VkCommandPool pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  bool recording;       /* cmd is begun and holds work not yet submitted */
+  bool need_barrier;    /* an operation was recorded since the last barrier */
+  bool broken;          /* a submission failed or timed out: nothing runs any more */
+  char broken_msg[512]; /* the failure that broke it */
+  bool check_state;     /* a compaction ran: read VK_STATE_ERROR at the next sync */
+  bool clear_state;     /* VK_STATE_ERROR was reported: zero it before new work */
+  VkPipeline bound;     /* pipeline bound in cmd */
+  uint64_t timeout_ns;
+
+  /* pipelines */
+  VkPipelineLayout layout;
+  VkPipeline queue_pipelines[VK_QS_N];
+  uint32_t queue_block; /* workgroup size of the queue shaders */
+  uint32_t chunk_groups;
+  vk_pipeline *pipelines;
+  uint32_t pipeline_count, pipeline_cap;
+
+  /* memory */
+  vk_buffer *live;     /* list of every buffer */
+  vk_buffer **by_addr; /* device buffers sorted by address */
+  uint32_t addr_count, addr_cap;
+  vk_buffer *staging;    /* host: blocking writes */
+  vk_buffer *state;      /* device: VK_STATE_* words */
+  vk_buffer *state_host; /* host: copy of VK_STATE_ERROR */
+} vk_impl;
+
+static inline vk_impl *vk_of(ws_device *dev) {
+  return (vk_impl *)dev->impl;
+}
+
+/* vk_result.c: errors. vk_check returns WS_OK for VK_SUCCESS, otherwise
+ * records "vulkan: <call> failed: <VkResult name> (<value>)" on the device
+ * and maps the result to a status (out of host/device memory, device lost
+ * -> WS_EBACKEND, ...). VK_CALL names the called function itself. */
+const char *vk_result_name(VkResult r);
+ws_status vk_status_of(VkResult r);
+ws_status vk_check(ws_device *dev, VkResult r, const char *call);
+#define VK_CALL(dev, fn, ...) vk_check((dev), fn(__VA_ARGS__), #fn)
+
+/* vk_memory.c */
+ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buffer **out);
+void vk_buffer_destroy(ws_device *dev, vk_buffer *b);
+/* The device buffer holding [addr, addr + size), and the offset of addr. */
+ws_status vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, vk_buffer **out,
+                         VkDeviceSize *offset);
+ws_status vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle);
+void vk_op_buffer_free(ws_device *dev, void *handle);
+ws_status vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle);
+void vk_op_host_free(ws_device *dev, void *handle);
+
+/* vk_stream.c: recording. vk_record_begin opens the command buffer if
+ * needed and puts the barrier that orders the next operation after the
+ * previous one; vk_record_end marks that an operation was recorded. */
+ws_status vk_record_begin(ws_device *dev);
+void vk_record_end(ws_device *dev);
+/* Records a dispatch of n invocations in groups of `block` (kernel.glsl's
+ * launch geometry) with `push_size` bytes of push constants. */
+ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *push,
+                             uint32_t push_size, uint32_t n, uint32_t block, const char *what);
+ws_status vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
+ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size);
+ws_status vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
+                             size_t size);
+ws_status vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
+ws_status vk_op_synchronize(ws_device *dev);
+
+/* vk_pipeline.c */
+ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
+                             const char *what, VkPipeline *out);
+ws_status vk_pipelines_init(ws_device *dev);
+void vk_pipelines_destroy(ws_device *dev);
+ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
+                       const void *args, size_t args_size, uint32_t block);
+
+/* vk_queue.c */
+ws_status vk_op_queue_count(ws_device *dev, const ws_queue_args *q);
+ws_status vk_op_queue_gather(ws_device *dev, const ws_queue_args *q);
+ws_status vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q);
+ws_status vk_op_queue_publish(ws_device *dev, const ws_queue_args *q);
+ws_status vk_op_queue_compact(ws_device *dev, const ws_queue_args *q);
+
+#endif

@@ -1,0 +1,213 @@
+/* wavesched — Vulkan backend: compute pipelines and kernel launches.
+ *
+ * Every pipeline shares one layout: 128 bytes of push constants, no
+ * descriptor sets (all memory is reached through buffer device addresses).
+ * Specialization constant 0 is the workgroup size (kernel.glsl:
+ * local_size_x_id = 0), 1 the workgroups per dispatch chunk. User pipelines
+ * are created at the first launch of an (entry, megakernel?, block) triple
+ * and cached until the device is destroyed; the queue shaders' pipelines are
+ * created when the device opens.
+ */
+#include "../../core/alloc.h"
+#include "vk_internal.h"
+#include "vk_shaders.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* SPIR-V capabilities that need a device feature, and whether the device
+ * has it enabled. A shader using one the device lacks is refused with a
+ * message naming the feature (drivers are not required to diagnose it). */
+static const char *missing_feature(const vk_impl *vk, uint32_t capability) {
+  switch (capability) {
+  case 9: /* Float16 */
+    return vk->features.float16 ? NULL : "shaderFloat16";
+  case 10: /* Float64 */
+    return vk->features.float64 ? NULL : "shaderFloat64";
+  case 12: /* Int64Atomics */
+    return vk->features.int64_atomics ? NULL : "shaderBufferInt64Atomics";
+  case 22: /* Int16 */
+    return vk->features.int16 ? NULL : "shaderInt16";
+  case 39: /* Int8 */
+    return vk->features.int8 ? NULL : "shaderInt8";
+  case 4433: /* StorageBuffer16BitAccess */
+    return vk->features.storage16 ? NULL : "storageBuffer16BitAccess";
+  case 4448: /* StorageBuffer8BitAccess */
+    return vk->features.storage8 ? NULL : "storageBuffer8BitAccess";
+  case 5345: /* VulkanMemoryModel */
+    return vk->features.memory_model ? NULL : "vulkanMemoryModel";
+  default: /* Int64, PhysicalStorageBufferAddresses: required at open */
+    return NULL;
+  }
+}
+
+/* Checks the SPIR-V header and the OpCapability instructions at its start. */
+static ws_status check_spirv(ws_device *dev, const uint32_t *code, size_t size, const char *what) {
+  if (!code || size < 20 || size % 4 != 0 || code[0] != 0x07230203u)
+    return ws_dev_fail(dev, WS_ENOKERNEL, "vulkan: %s: no valid SPIR-V (%zu bytes)", what, size);
+  const size_t words = size / 4;
+  size_t i = 5; /* after the header */
+  while (i < words) {
+    const uint32_t count = code[i] >> 16, op = code[i] & 0xffffu;
+    if (count == 0 || i + count > words)
+      return ws_dev_fail(dev, WS_ENOKERNEL, "vulkan: %s: malformed SPIR-V at word %zu", what, i);
+    if (op == 17 /* OpCapability */ && count >= 2) {
+      const char *feature = missing_feature(vk_of(dev), code[i + 1]);
+      if (feature)
+        return ws_dev_fail(dev, WS_ENODEV,
+                           "vulkan: %s uses SPIR-V capability %u, which needs the %s feature that "
+                           "device '%s' lacks",
+                           what, code[i + 1], feature, dev->name);
+    } else if (op != 10 /* OpExtension */ && op != 11 /* OpExtInstImport */) {
+      break; /* capabilities precede everything else but extensions */
+    }
+    i += count;
+  }
+  return WS_OK;
+}
+
+ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
+                             const char *what, VkPipeline *out) {
+  vk_impl *vk = vk_of(dev);
+  *out = VK_NULL_HANDLE;
+  const VkPhysicalDeviceLimits *lim = &vk->props.limits;
+  if (block == 0 || block > lim->maxComputeWorkGroupSize[0] ||
+      block > lim->maxComputeWorkGroupInvocations)
+    return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s: block size %u exceeds the device's %u", what,
+                       block,
+                       lim->maxComputeWorkGroupSize[0] < lim->maxComputeWorkGroupInvocations
+                           ? lim->maxComputeWorkGroupSize[0]
+                           : lim->maxComputeWorkGroupInvocations);
+  ws_status st = check_spirv(dev, code, size, what);
+  if (st != WS_OK)
+    return st;
+  VkShaderModuleCreateInfo mi = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+  VkShaderModule module;
+  VkResult r = vkCreateShaderModule(vk->device, &mi, NULL, &module);
+  if (r != VK_SUCCESS)
+    return ws_dev_fail(dev, vk_status_of(r), "vulkan: %s: vkCreateShaderModule failed: %s (%d)",
+                       what, vk_result_name(r), (int)r);
+  const uint32_t spec_values[2] = {block, vk->chunk_groups};
+  const VkSpecializationMapEntry spec_map[2] = {{0, 0, 4}, {1, 4, 4}};
+  const VkSpecializationInfo spec = {2, spec_map, sizeof spec_values, spec_values};
+  VkComputePipelineCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      /* vkCmdDispatchBase with a non-zero base needs this flag */
+      .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+                .pSpecializationInfo = &spec},
+      .layout = vk->layout};
+  r = vkCreateComputePipelines(vk->device, VK_NULL_HANDLE, 1, &ci, NULL, out);
+  /* a pipeline does not need its module after creation */
+  vkDestroyShaderModule(vk->device, module, NULL);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    return ws_dev_fail(dev, vk_status_of(r), "vulkan: %s: vkCreateComputePipelines failed: %s (%d)",
+                       what, vk_result_name(r), (int)r);
+  }
+  return WS_OK;
+}
+
+ws_status vk_pipelines_init(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  static const struct {
+    const uint32_t *code;
+    const size_t *size;
+    const char *name;
+  } shaders[VK_QS_N] = {
+      [VK_QS_COUNT] = {ws_vk_shader_count, &ws_vk_shader_count_size, "queue shader count"},
+      [VK_QS_GATHER] = {ws_vk_shader_gather, &ws_vk_shader_gather_size, "queue shader gather"},
+      [VK_QS_GATHER_ALL_PREFIX] = {ws_vk_shader_gather_all_prefix,
+                                   &ws_vk_shader_gather_all_prefix_size,
+                                   "queue shader gather_all_prefix"},
+      [VK_QS_GATHER_ALL] = {ws_vk_shader_gather_all, &ws_vk_shader_gather_all_size,
+                            "queue shader gather_all"},
+      [VK_QS_PUBLISH] = {ws_vk_shader_publish, &ws_vk_shader_publish_size, "queue shader publish"},
+      [VK_QS_COMPACT_HOLES] = {ws_vk_shader_compact_holes, &ws_vk_shader_compact_holes_size,
+                               "queue shader compact_holes"},
+      [VK_QS_COMPACT_MOVE] = {ws_vk_shader_compact_move, &ws_vk_shader_compact_move_size,
+                              "queue shader compact_move"},
+  };
+  VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_WS_PUSH_BYTES};
+  VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                   .pushConstantRangeCount = 1,
+                                   .pPushConstantRanges = &range};
+  ws_status st = VK_CALL(dev, vkCreatePipelineLayout, vk->device, &li, NULL, &vk->layout);
+  for (uint32_t s = 0; s < VK_QS_N && st == WS_OK; ++s)
+    st = vk_pipeline_create(dev, shaders[s].code, *shaders[s].size, vk->queue_block,
+                            shaders[s].name, &vk->queue_pipelines[s]);
+  return st;
+}
+
+void vk_pipelines_destroy(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  for (uint32_t i = 0; i < vk->pipeline_count; ++i)
+    vkDestroyPipeline(vk->device, vk->pipelines[i].pipeline, NULL);
+  ws_free(vk->pipelines);
+  vk->pipelines = NULL;
+  vk->pipeline_count = vk->pipeline_cap = 0;
+  for (uint32_t s = 0; s < VK_QS_N; ++s) {
+    vkDestroyPipeline(vk->device, vk->queue_pipelines[s], NULL);
+    vk->queue_pipelines[s] = VK_NULL_HANDLE;
+  }
+  vkDestroyPipelineLayout(vk->device, vk->layout, NULL);
+  vk->layout = VK_NULL_HANDLE;
+}
+
+/* The cached pipeline of (entry, mega, block), created on first use. */
+static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, bool mega,
+                               uint32_t block, VkPipeline *out) {
+  vk_impl *vk = vk_of(dev);
+  for (uint32_t i = 0; i < vk->pipeline_count; ++i) {
+    const vk_pipeline *p = &vk->pipelines[i];
+    if (p->entry == entry && p->mega == mega && p->block == block) {
+      *out = p->pipeline;
+      return WS_OK;
+    }
+  }
+  const uint32_t *code = mega ? entry->spirv_mega : entry->spirv;
+  const size_t size = mega ? entry->spirv_mega_size : entry->spirv_size;
+  if (!code)
+    return ws_dev_fail(dev, WS_ENOKERNEL,
+                       "vulkan: entry '%s' has no %s SPIR-V (is its module built from GLSL? see "
+                       "docs/vulkan.md)",
+                       entry->name, mega ? "megakernel" : "kernel");
+  if (vk->pipeline_count == vk->pipeline_cap) {
+    const uint32_t cap = vk->pipeline_cap ? 2 * vk->pipeline_cap : 16;
+    vk_pipeline *grown = ws_calloc(cap, sizeof *grown);
+    if (!grown)
+      return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the pipeline cache");
+    if (vk->pipeline_count)
+      memcpy(grown, vk->pipelines, vk->pipeline_count * sizeof *grown);
+    ws_free(vk->pipelines);
+    vk->pipelines = grown;
+    vk->pipeline_cap = cap;
+  }
+  char what[160];
+  snprintf(what, sizeof what, "entry '%s'%s", entry->name, mega ? " (megakernel)" : "");
+  VkPipeline p = VK_NULL_HANDLE;
+  ws_status st = vk_pipeline_create(dev, code, size, block, what, &p);
+  if (st != WS_OK)
+    return st;
+  vk->pipelines[vk->pipeline_count++] = (vk_pipeline){entry, mega, block, p};
+  *out = p;
+  return WS_OK;
+}
+
+ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
+                       const void *args, size_t args_size, uint32_t block) {
+  if (args_size > VK_WS_PUSH_BYTES)
+    return ws_dev_fail(dev, WS_EARGS,
+                       "vulkan: entry '%s': %zu argument bytes, push constants "
+                       "hold %u",
+                       entry->name, args_size, VK_WS_PUSH_BYTES);
+  VkPipeline p = VK_NULL_HANDLE;
+  ws_status st = user_pipeline(dev, entry, mega, block, &p);
+  if (st != WS_OK)
+    return st;
+  return vk_record_dispatch(dev, p, args, (uint32_t)args_size, n, block, entry->name);
+}

@@ -1,0 +1,259 @@
+/* wavesched — Vulkan backend: the stream.
+ *
+ * Stream state machine (vk_impl):
+ *   idle       recording == false; cmd is reset (initial state)
+ *   recording  cmd is begun and holds every operation enqueued since the
+ *              last synchronization, each preceded by a barrier that orders
+ *              it after the previous one
+ * vk_record_begin moves idle -> recording; vk_op_synchronize moves
+ * recording -> idle through one submission and one fence wait. A failed or
+ * timed-out submission leaves the device `broken`: every later call fails
+ * with the recorded message instead of touching a command buffer the queue
+ * may still own.
+ */
+#include "vk_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* The one barrier of the stream: every shader or transfer write before it
+ * is visible to every shader or transfer access after it. It also orders
+ * write-after-read (an execution dependency), so e.g. a fill may safely
+ * overwrite what the previous dispatch read. */
+static void stream_barrier(vk_impl *vk) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         VK_ACCESS_TRANSFER_READ_BIT |
+                                         VK_ACCESS_TRANSFER_WRITE_BIT};
+  const VkPipelineStageFlags stages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(vk->cmd, stages, stages, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* Once broken, every stream call repeats the failure that broke it. */
+static ws_status broken_fail(ws_device *dev) {
+  return ws_dev_fail(dev, WS_EBACKEND,
+                     "vulkan: the device is unusable after an earlier failure: %s",
+                     vk_of(dev)->broken_msg);
+}
+
+static ws_status mark_broken(ws_device *dev, ws_status st) {
+  vk_impl *vk = vk_of(dev);
+  vk->broken = true;
+  _Static_assert(sizeof vk->broken_msg == sizeof dev->error, "same size: a plain copy");
+  memcpy(vk->broken_msg, dev->error, sizeof vk->broken_msg);
+  return st;
+}
+
+ws_status vk_record_begin(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  if (vk->broken)
+    return broken_fail(dev);
+  if (!vk->recording) {
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    ws_status st = VK_CALL(dev, vkBeginCommandBuffer, vk->cmd, &bi);
+    if (st != WS_OK)
+      return st;
+    vk->recording = true;
+    vk->bound = VK_NULL_HANDLE;
+    /* The previous submission's writes were made available by its fence
+     * signal; this barrier makes them visible to the first operation. */
+    vk->need_barrier = true;
+    if (vk->clear_state) {
+      stream_barrier(vk);
+      vkCmdFillBuffer(vk->cmd, vk->state->buffer, 4u * VK_STATE_ERROR, 4u, 0u);
+      vk->clear_state = false;
+    }
+  }
+  if (vk->need_barrier) {
+    stream_barrier(vk);
+    vk->need_barrier = false;
+  }
+  return WS_OK;
+}
+
+void vk_record_end(ws_device *dev) {
+  vk_of(dev)->need_barrier = true;
+}
+
+/* kernel.glsl "launch geometry": chunks of at most chunk_groups workgroups;
+ * chunk c gets baseGroup (0, pad_c, c), pad_c = 0 except for the last chunk
+ * whose last group has `pad` surplus invocations. */
+ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *push,
+                             uint32_t push_size, uint32_t n, uint32_t block, const char *what) {
+  vk_impl *vk = vk_of(dev);
+  if (n == 0)
+    return WS_OK;
+  const uint64_t groups = ((uint64_t)n + block - 1u) / block;
+  const uint32_t pad = (uint32_t)(groups * block - n);
+  const uint64_t chunks = (groups + vk->chunk_groups - 1u) / vk->chunk_groups;
+  const VkPhysicalDeviceLimits *lim = &vk->props.limits;
+  if (chunks > lim->maxComputeWorkGroupCount[2] || pad >= lim->maxComputeWorkGroupCount[1])
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: %s: %u invocations in groups of %u need %" PRIu64
+                       " dispatch chunks, the device allows %u",
+                       what, n, block, chunks, lim->maxComputeWorkGroupCount[2]);
+  ws_status st = vk_record_begin(dev);
+  if (st != WS_OK)
+    return st;
+  if (vk->bound != pipeline) {
+    vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vk->bound = pipeline;
+  }
+  /* push constants are whole words; the tail beyond push_size is zero */
+  uint32_t words[VK_WS_PUSH_BYTES / 4];
+  memset(words, 0, sizeof words);
+  memcpy(words, push, push_size);
+  const uint32_t bytes = (push_size + 3u) & ~3u;
+  if (bytes)
+    vkCmdPushConstants(vk->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint64_t first = c * vk->chunk_groups;
+    const uint32_t count =
+        (uint32_t)(groups - first < vk->chunk_groups ? groups - first : vk->chunk_groups);
+    vkCmdDispatchBase(vk->cmd, 0, c + 1 == chunks ? pad : 0u, (uint32_t)c, count, 1, 1);
+  }
+  vk_record_end(dev);
+  return WS_OK;
+}
+
+ws_status vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
+  vk_buffer *b;
+  VkDeviceSize off;
+  ws_status st = vk_buffer_find(dev, dst, (VkDeviceSize)count * 4u, &b, &off);
+  if (st != WS_OK)
+    return st;
+  if (off % 4u != 0)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: fill at address 0x%" PRIx64 " is not 4-byte aligned", dst);
+  if ((st = vk_record_begin(dev)) != WS_OK)
+    return st;
+  vkCmdFillBuffer(vk_of(dev)->cmd, b->buffer, off, (VkDeviceSize)count * 4u, value);
+  vk_record_end(dev);
+  return WS_OK;
+}
+
+ws_status vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
+  if (count == 0)
+    return WS_OK;
+  return vk_record_fill(dev, dst, value, count);
+}
+
+ws_status vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
+                             size_t size) {
+  vk_buffer *host = host_handle, *b;
+  VkDeviceSize off;
+  if (size == 0)
+    return WS_OK;
+  ws_status st = vk_buffer_find(dev, src, size, &b, &off);
+  if (st != WS_OK)
+    return st;
+  if ((st = vk_record_begin(dev)) != WS_OK)
+    return st;
+  VkBufferCopy region = {.srcOffset = off, .dstOffset = host_offset, .size = size};
+  vkCmdCopyBuffer(vk_of(dev)->cmd, b->buffer, host->buffer, 1, &region);
+  vk_record_end(dev);
+  return WS_OK;
+}
+
+/* Ends, submits and waits for the recorded work. On failure the stream is
+ * broken (see the file comment). */
+static ws_status submit_and_wait(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  if (vk->broken)
+    return broken_fail(dev);
+  if (!vk->recording)
+    return WS_OK;
+  const bool check = vk->check_state;
+  if (check) {
+    /* the queue shaders' error word rides on this synchronization */
+    stream_barrier(vk);
+    VkBufferCopy region = {.srcOffset = 4u * VK_STATE_ERROR, .dstOffset = 0, .size = 4};
+    vkCmdCopyBuffer(vk->cmd, vk->state->buffer, vk->state_host->buffer, 1, &region);
+  }
+  /* device writes -> host reads of host-visible memory after the fence */
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(vk->cmd,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vk->recording = false;
+  vk->check_state = false;
+  ws_status st = VK_CALL(dev, vkEndCommandBuffer, vk->cmd);
+  if (st == WS_OK) {
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &vk->cmd};
+    st = VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->fence);
+    if (st == WS_OK) {
+      VkResult r = vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, vk->timeout_ns);
+      if (r == VK_TIMEOUT) {
+        ws_dev_fail(dev, WS_EBACKEND,
+                    "vulkan: vkWaitForFences: the stream did not finish within %" PRIu64
+                    " s (VK_TIMEOUT; WS_VULKAN_TIMEOUT_S sets the limit); the device is "
+                    "unusable",
+                    vk->timeout_ns / 1000000000u);
+        return mark_broken(dev, WS_EBACKEND);
+      }
+      if ((st = vk_check(dev, r, "vkWaitForFences")) != WS_OK)
+        return mark_broken(dev, st);
+      st = VK_CALL(dev, vkResetFences, vk->device, 1, &vk->fence);
+    }
+  }
+  /* The command buffer is not pending any more (never submitted, or its
+   * fence signalled): its pool can be reset whatever happened above. */
+  ws_status rs = VK_CALL(dev, vkResetCommandPool, vk->device, vk->pool, 0);
+  if (st == WS_OK)
+    st = rs;
+  if (st != WS_OK)
+    return mark_broken(dev, st);
+  if (check) {
+    uint32_t err;
+    memcpy(&err, vk->state_host->map, sizeof err);
+    if (err != 0) {
+      vk->clear_state = true;
+      if (err & VK_STATE_ERR_COMPACT)
+        return ws_dev_fail(dev, WS_EPROTO_INTERNAL,
+                           "vulkan: compaction found more live frames above the live count than "
+                           "free slots below it (the live count was wrong)");
+      return ws_dev_fail(dev, WS_EPROTO_INTERNAL, "vulkan: queue shader error bits 0x%x", err);
+    }
+  }
+  return WS_OK;
+}
+
+ws_status vk_op_synchronize(ws_device *dev) {
+  return submit_and_wait(dev);
+}
+
+/* Blocking write: the copy is recorded behind everything enqueued so far,
+ * the whole stream is submitted and waited for, chunk by chunk through the
+ * staging buffer (which only this function uses, so it is free whenever the
+ * host fills it). */
+ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size) {
+  vk_impl *vk = vk_of(dev);
+  vk_buffer *b;
+  VkDeviceSize off;
+  ws_status st = vk_buffer_find(dev, dst, size, &b, &off);
+  if (st != WS_OK)
+    return st;
+  size_t done = 0;
+  while (done < size) {
+    size_t chunk = size - done;
+    if (chunk > vk->staging->size)
+      chunk = (size_t)vk->staging->size;
+    if ((st = vk_record_begin(dev)) != WS_OK)
+      return st;
+    memcpy(vk->staging->map, (const unsigned char *)src + done, chunk);
+    VkBufferCopy region = {.srcOffset = 0, .dstOffset = off + done, .size = chunk};
+    vkCmdCopyBuffer(vk->cmd, vk->staging->buffer, b->buffer, 1, &region);
+    vk_record_end(dev);
+    if ((st = submit_and_wait(dev)) != WS_OK)
+      return st;
+    done += chunk;
+  }
+  return WS_OK;
+}
