@@ -148,10 +148,13 @@ static inline float ws_atomic_add_f32(float *p, float v) {
 #define WS_CORO_COUNT_(idx, fn, name) +1
 
 /* Runs continuation `src` (0 = entry) for one frame. An index outside 1..K is
- * an invalid transition: the item terminates and the error word counts it. */
+ * an invalid transition: the item terminates and the error word counts it.
+ * K is the smaller of the compiled list and the launch's continuation_count,
+ * so a host description shorter than the kernels cannot index past counts[]. */
 #define WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                             \
-  WS_DEVICE static inline uint32_t co##_ws_resume(                                      \
-      uint32_t src, const ws_item *itp_, tframe *f_, const targs *a_, uint32_t *err_) { \
+  WS_DEVICE static inline uint32_t co##_ws_resume(uint32_t src, const ws_item *itp_,    \
+                                                  tframe *f_, const targs *a_,          \
+                                                  uint32_t *err_, uint32_t limit_) {    \
     const ws_item it_ = *itp_;                                                          \
     uint32_t next_ = WS_TERMINATE;                                                      \
     switch (src) {                                                                      \
@@ -162,7 +165,7 @@ static inline float ws_atomic_add_f32(float *p, float v) {
     default:                                                                            \
       break;                                                                            \
     }                                                                                   \
-    if (next_ > (0 CONTS(WS_CORO_COUNT_))) {                                            \
+    if (next_ > (0 CONTS(WS_CORO_COUNT_)) || next_ > limit_) {                          \
       ws_atomic_add_u32(err_, 1u);                                                      \
       next_ = WS_TERMINATE;                                                             \
     }                                                                                   \
@@ -187,7 +190,8 @@ static inline float ws_atomic_add_f32(float *p, float v) {
       tframe##_ws_load(&f, p, slot);                                                    \
     }                                                                                   \
     const uint32_t next = co##_ws_resume(                              \
-        p->src, &it, &f, WS_PTR(const targs, p->args), &counts[p->continuation_count + 1]); \
+        p->src, &it, &f, WS_PTR(const targs, p->args), &counts[p->continuation_count + 1], \
+        p->continuation_count);                                                         \
     if (next != WS_TERMINATE)                                                           \
       tframe##_ws_store(&f, p, slot);                                                   \
     tokens[slot] = next;                                                                \
@@ -206,8 +210,8 @@ static inline float ws_atomic_add_f32(float *p, float v) {
     it.id = p->first_id + i;                                                            \
     uint32_t next = 0;                                                                  \
     do {                                                                                \
-      next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args), \
-                                             &counts[p->continuation_count + 1]);       \
+      next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
+                            &counts[p->continuation_count + 1], p->continuation_count); \
     } while (next != WS_TERMINATE);                                                     \
   }                                                                                     \
   WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
@@ -254,7 +258,15 @@ static inline float ws_atomic_add_f32(float *p, float v) {
 #endif
 
 /* ---- module tables ---- */
-#define WS_MODULE_BEGIN(m) static const ws_module_entry m##_ws_entries_[] = {
+/* hip-clang also emits namespace-scope const tables in its device pass,
+ * where the host launchers they name do not exist (undefined symbols at the
+ * device link); a non-const table stays host-only. */
+#if defined(__HIPCC__)
+#define WS_MODULE_TABLE_CONST_
+#else
+#define WS_MODULE_TABLE_CONST_ const
+#endif
+#define WS_MODULE_BEGIN(m) static WS_MODULE_TABLE_CONST_ ws_module_entry m##_ws_entries_[] = {
 #define WS_MODULE_COROUTINE(co)                                                         \
   {#co, WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), co##_ws_step_launch,           \
    co##_ws_mega_launch, 0, 0, 0, 0},

@@ -29,6 +29,35 @@ typedef struct ws_pool_view {
   uint32_t reserved;
 } ws_pool_view;
 
+/* pool.glsl declares the same record (ws_pool_view_ref) with these explicit
+ * offsets; kernels pass it by value inside their argument structs. */
+#if !defined(__cplusplus)
+#define WS_POOL_VIEW_AT_(field, offset)                                                    \
+  _Static_assert(offsetof(ws_pool_view, field) == (offset),                                \
+                 "pool.glsl declares ws_pool_view." #field " at " #offset)
+#define WS_POOL_VIEW_ASSERT_(cond, msg) _Static_assert(cond, msg)
+#define WS_POOL_VIEW_ALIGNOF_(t) _Alignof(t)
+#else
+#define WS_POOL_VIEW_AT_(field, offset)                                                    \
+  static_assert(offsetof(ws_pool_view, field) == (offset),                                 \
+                "pool.glsl declares ws_pool_view." #field " at " #offset)
+#define WS_POOL_VIEW_ASSERT_(cond, msg) static_assert(cond, msg)
+#define WS_POOL_VIEW_ALIGNOF_(t) alignof(t)
+#endif
+WS_POOL_VIEW_AT_(tokens, 0);
+WS_POOL_VIEW_AT_(stack, 8);
+WS_POOL_VIEW_AT_(state, 16);
+WS_POOL_VIEW_AT_(payload, 24);
+WS_POOL_VIEW_AT_(capacity, 32);
+WS_POOL_VIEW_AT_(stage_count, 36);
+WS_POOL_VIEW_AT_(stride, 40);
+WS_POOL_VIEW_AT_(reserved, 44);
+WS_POOL_VIEW_ASSERT_(sizeof(ws_pool_view) == 48, "pool.glsl: ws_pool_view is 48 bytes");
+WS_POOL_VIEW_ASSERT_(WS_POOL_VIEW_ALIGNOF_(ws_pool_view) == 8, "pool.glsl: ws_pool_view is 8-byte aligned");
+#undef WS_POOL_VIEW_AT_
+#undef WS_POOL_VIEW_ASSERT_
+#undef WS_POOL_VIEW_ALIGNOF_
+
 #define WS_POOL_NONE 0xffffffffu
 
 /* Payload record of `slot`. */

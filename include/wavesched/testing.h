@@ -16,6 +16,19 @@ void ws_testing_fail_alloc_after(unsigned long n);
 unsigned long ws_testing_live_allocations(void);
 unsigned long ws_testing_total_allocations(void);
 
+/* Backend fault injection: wraps the device's backend table so that its Nth
+ * fallible call from now fails (1 = the next one); 0 = never (the wrapper
+ * stays and keeps counting). An injected failure returns what a real backend
+ * returns for it: WS_EDEVMEM from a device allocation, WS_ENOMEM from a host
+ * (readback) allocation, WS_EBACKEND from a copy, fill, synchronize, launch
+ * or queue operation, with a message on the device. Frees and destroy are
+ * never failed. The first call allocates the wrapper (one host allocation,
+ * freed by ws_device_destroy): WS_ENOMEM if that fails, WS_EINVAL for NULL.
+ * Calls and faults count from the last ws_testing_fail_backend_after. */
+ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n);
+unsigned long ws_testing_backend_calls(const ws_device *dev);
+unsigned long ws_testing_backend_faults(const ws_device *dev);
+
 /* Adds `delta` to the device count of main queue `queue` at the next
  * iteration boundary of the next dispatch (once). Verification mode must
  * report it; without verification the loop may misbehave but must not hang

@@ -94,8 +94,10 @@ void ws_device_destroy(ws_device *dev) {
   ws_free(dev);
 }
 
-ws_backend_kind ws_device_backend(const ws_device *dev) { return dev->kind; }
-const char *ws_device_name(const ws_device *dev) { return dev->name; }
+ws_backend_kind ws_device_backend(const ws_device *dev) {
+  return dev ? dev->kind : WS_BACKEND_COUNT;
+}
+const char *ws_device_name(const ws_device *dev) { return dev ? dev->name : ""; }
 const char *ws_device_last_error(const ws_device *dev) { return dev ? dev->error : ""; }
 
 ws_status ws_device_synchronize(ws_device *dev) {
@@ -188,9 +190,10 @@ ws_status ws_buffer_fill_u32(ws_buffer *buf, size_t offset, uint32_t value, size
 }
 
 ws_status ws_readback_create(ws_device *dev, size_t size, ws_readback **out) {
+  if (out)
+    *out = NULL;
   if (!dev || !out || size == 0)
     return WS_EINVAL;
-  *out = NULL;
   ws_readback *rb = ws_calloc(1, sizeof *rb);
   if (!rb)
     return ws_dev_fail(dev, WS_ENOMEM, "ws_readback_create: no host memory for the handle");

@@ -108,6 +108,7 @@ typedef struct loop_state {
   uint32_t admitted; /* next logical id */
   uint32_t high;     /* scan bound: A without compaction */
   uint32_t live;
+  uint64_t live64; /* Σ counts before the I3 check; may exceed A if corrupted */
   uint64_t it;
   uint32_t expect_gather; /* verify: size the last selected gather must have had */
   bool gathered;
@@ -162,12 +163,19 @@ static ws_status observe(ws_scheduler *s, loop_state *ls) {
   uint64_t live = 0;
   for (uint32_t j = 1; j <= s->K; ++j)
     live += h[j];
-  if (live > ls->A)
+  ls->live64 = live;
+  ls->live = live > ls->A ? ls->A : (uint32_t)live;
+  return WS_OK;
+}
+
+/* I3: counts can never claim more frames than are active. Checked after
+ * verification, which names the damaged queue when it is on. */
+static ws_status check_live(ws_scheduler *s, const loop_state *ls) {
+  if (ls->live64 > ls->A)
     return ws_sched_fail(s, WS_EPROTO_INTERNAL,
                          "iteration %" PRIu64 ": queue counts sum to %" PRIu64
                          ", more than the %u active slots",
-                         ls->it, live, ls->A);
-  ls->live = (uint32_t)live;
+                         ls->it, ls->live64, ls->A);
   return WS_OK;
 }
 
@@ -315,6 +323,8 @@ static ws_status one_iteration(ws_scheduler *s, loop_state *ls, bool *done) {
     return st;
   if (s->verify_on && (st = verify(s, ls)) != WS_OK)
     return st;
+  if ((st = check_live(s, ls)) != WS_OK)
+    return st;
   const uint32_t *h = ls->h;
   uint64_t aux_live;
   uint32_t bw, bs, bc;
@@ -330,6 +340,13 @@ static ws_status one_iteration(ws_scheduler *s, loop_state *ls, bool *done) {
     *done = true;
     return WS_OK;
   }
+  /* The limit counts working iterations: a dispatch that needs exactly
+   * `limit` of them succeeds. */
+  if (s->cfg.iteration_limit && s->dstats.iteration_count >= s->cfg.iteration_limit)
+    return ws_sched_fail(s, WS_EITERATION_LIMIT,
+                         "iteration limit %" PRIu64 " reached: %u of %u items admitted, %u live "
+                         "frames, %" PRIu64 " live auxiliary items",
+                         s->cfg.iteration_limit, ls->admitted, ls->N, ls->live, aux_live);
   s->dstats.iteration_count += 1;
 
   if (!s->cfg.largest_first) {
@@ -388,6 +405,7 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
     s->node_stats[j].peak_queued_count = 0;
   }
   s->error[0] = '\0';
+  s->dev->error[0] = '\0';
   ws_status st;
   if (args_size && (st = ws_buffer_write(s->args, 0, args, args_size)) != WS_OK)
     return dev_fail(s, st, 0, "argument upload");
@@ -414,11 +432,6 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
 
   bool done = false;
   while (!done) {
-    if (s->cfg.iteration_limit && ls.it >= s->cfg.iteration_limit)
-      return ws_sched_fail(s, WS_EITERATION_LIMIT,
-                           "iteration limit %" PRIu64 " reached: %u of %u items admitted, %u live "
-                           "frames",
-                           s->cfg.iteration_limit, ls.admitted, N, ls.live);
     if ((st = one_iteration(s, &ls, &done)) != WS_OK)
       return st;
     ++ls.it;

@@ -129,6 +129,8 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
     ws_pool_destroy(p);
     return st;
   }
+  /* Before the first boundary the pool reads as empty (free = C). */
+  ((uint32_t *)p->rb->ptr)[0] = C;
   ws_aux_work *w = &p->work;
   w->name = c->name;
   w->capacity = C;
@@ -151,6 +153,8 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
 ws_pool_view ws_pool_get_view(const ws_pool *p) {
   ws_pool_view v;
   memset(&v, 0, sizeof v);
+  if (!p)
+    return v;
   v.tokens = ws_buffer_address(p->tokens);
   v.stack = ws_buffer_address(p->stack);
   v.state = ws_buffer_address(p->state);
@@ -161,14 +165,16 @@ ws_pool_view ws_pool_get_view(const ws_pool *p) {
   return v;
 }
 
-const ws_aux_work *ws_pool_work(const ws_pool *p) { return &p->work; }
+const ws_aux_work *ws_pool_work(const ws_pool *p) { return p ? &p->work : NULL; }
 
 uint32_t ws_pool_live(const ws_pool *p) {
+  if (!p)
+    return 0;
   uint32_t n = 0;
   return pool_host_count((void *)p, &n) == WS_OK ? n : p->cfg.capacity;
 }
 
-uint32_t ws_pool_errors(const ws_pool *p) { return observed(p)[1]; }
+uint32_t ws_pool_errors(const ws_pool *p) { return p ? observed(p)[1] : 0; }
 
 ws_status ws_pool_stage_counters(const ws_pool *p, uint32_t stage, ws_pool_counters *out) {
   if (!p || !out || stage >= p->cfg.stage_count)

@@ -60,8 +60,10 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
                          "coroutine description lacks a name, modules or a frame description");
   if (co->continuation_count == 0 || !co->continuation_names)
     return ws_sched_fail(s, WS_ECONFIG_COROUTINE, "coroutine has no continuations");
-  if (co->frame->field_count > WS_MAX_FRAME_FIELDS || co->frame->size == 0 ||
-      (co->frame->field_count && !co->frame->fields))
+  if (co->frame->field_count && !co->frame->fields)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE, "frame declares %u fields but no field table",
+                         co->frame->field_count);
+  if (co->frame->field_count > WS_MAX_FRAME_FIELDS || co->frame->size == 0)
     return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
                          "frame has %u fields (at most %u) and size %u (must be > 0)",
                          co->frame->field_count, WS_MAX_FRAME_FIELDS, co->frame->size);
@@ -287,6 +289,8 @@ ws_status ws_scheduler_aux_stats(const ws_scheduler *s, uint32_t index, ws_node_
 }
 
 void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
+  if (!s)
+    return;
   FILE *f = file ? (FILE *)file : stdout;
   const ws_dispatch_stats *d = &s->dstats;
   fprintf(f, "dispatch: %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64

@@ -5,6 +5,7 @@
  * (kernel.h); queue operations below are sequential where order would
  * otherwise depend on threads, so CPU results are reproducible. */
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ static void cpu_destroy(ws_device *dev) { (void)dev; }
 static ws_status cpu_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
   /* 64-byte alignment: any field type, and no false sharing between
    * buffers. */
+  if (size > SIZE_MAX - 63u)
+    return ws_dev_fail(dev, WS_EDEVMEM, "cpu: cannot allocate %zu bytes", size);
   size_t rounded = (size + 63u) & ~(size_t)63u;
   void *p = aligned_alloc(64, rounded ? rounded : 64);
   if (!p)

@@ -1,0 +1,160 @@
+/* wavesched — backend fault injection for the library's tests (testing.h).
+ *
+ * ws_testing_fail_backend_after(dev, n) swaps dev->ops for a wrapping table
+ * (allocated once per device, freed by the wrapped `destroy`) whose every
+ * fallible call counts down and fails the Nth one, with the status a real
+ * backend returns for that failure: WS_EDEVMEM for device memory, WS_ENOMEM
+ * for host memory the stream copies into, WS_EBACKEND for everything else.
+ * The void calls (destroy, buffer_free, host_free) are never failed, so
+ * cleanup paths stay exercisable. No other code knows the wrapper exists:
+ * the core only ever calls dev->ops. */
+#include <stddef.h>
+
+#include "alloc.h"
+#include "device.h"
+#include "wavesched/testing.h"
+
+typedef struct fault_ops {
+  ws_backend_ops ops;          /* must stay first: dev->ops points here */
+  const ws_backend_ops *inner; /* the real backend */
+  unsigned long countdown;     /* 0 = never fail */
+  unsigned long calls;         /* fallible calls since wrapping */
+  unsigned long faults;        /* injected failures */
+} fault_ops;
+
+static fault_ops *fault_of(ws_device *dev) { return (fault_ops *)(void *)dev->ops; }
+
+/* Counts the call; returns non-zero when this one must fail. */
+static int fault_hit(ws_device *dev, const char *call, ws_status st, ws_status *out) {
+  fault_ops *f = fault_of(dev);
+  f->calls += 1;
+  if (f->countdown == 0 || --f->countdown != 0)
+    return 0;
+  f->faults += 1;
+  *out = ws_dev_fail(dev, st, "%s backend: injected fault in %s (call %lu)", f->inner->name, call,
+                     f->calls);
+  return 1;
+}
+
+#define INNER(dev) (fault_of(dev)->inner)
+
+static void f_destroy(ws_device *dev) {
+  fault_ops *f = fault_of(dev);
+  dev->ops = f->inner;
+  if (dev->ops->destroy)
+    dev->ops->destroy(dev);
+  ws_free(f);
+}
+
+static ws_status f_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
+  ws_status st;
+  if (fault_hit(dev, "buffer_alloc", WS_EDEVMEM, &st))
+    return st;
+  return INNER(dev)->buffer_alloc(dev, size, addr, handle);
+}
+
+static void f_buffer_free(ws_device *dev, void *handle) { INNER(dev)->buffer_free(dev, handle); }
+
+static ws_status f_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle) {
+  ws_status st;
+  if (fault_hit(dev, "host_alloc", WS_ENOMEM, &st))
+    return st;
+  return INNER(dev)->host_alloc(dev, size, ptr, handle);
+}
+
+static void f_host_free(ws_device *dev, void *handle) { INNER(dev)->host_free(dev, handle); }
+
+static ws_status f_write(ws_device *dev, uint64_t dst, const void *src, size_t size) {
+  ws_status st;
+  if (fault_hit(dev, "write", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->write(dev, dst, src, size);
+}
+
+static ws_status f_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset,
+                                uint64_t src, size_t size) {
+  ws_status st;
+  if (fault_hit(dev, "enqueue_read", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->enqueue_read(dev, host_handle, host_offset, src, size);
+}
+
+static ws_status f_enqueue_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
+  ws_status st;
+  if (fault_hit(dev, "enqueue_fill_u32", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->enqueue_fill_u32(dev, dst, value, count);
+}
+
+static ws_status f_synchronize(ws_device *dev) {
+  ws_status st;
+  if (fault_hit(dev, "synchronize", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->synchronize(dev);
+}
+
+static ws_status f_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
+                          const void *args, size_t args_size, uint32_t block) {
+  ws_status st;
+  if (fault_hit(dev, "launch", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->launch(dev, entry, mega, n, args, args_size, block);
+}
+
+#define QUEUE_OP(op)                                                                       \
+  static ws_status f_##op(ws_device *dev, const ws_queue_args *q) {                        \
+    ws_status st;                                                                          \
+    if (fault_hit(dev, #op, WS_EBACKEND, &st))                                             \
+      return st;                                                                           \
+    return INNER(dev)->op(dev, q);                                                         \
+  }
+QUEUE_OP(queue_count)
+QUEUE_OP(queue_gather)
+QUEUE_OP(queue_gather_all)
+QUEUE_OP(queue_publish)
+QUEUE_OP(queue_compact)
+
+static bool wrapped(const ws_device *dev) { return dev->ops && dev->ops->destroy == f_destroy; }
+
+ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
+  if (!dev || !dev->ops)
+    return WS_EINVAL;
+  if (!wrapped(dev)) {
+    fault_ops *f = ws_calloc(1, sizeof *f);
+    if (!f)
+      return WS_ENOMEM;
+    f->inner = dev->ops;
+    f->ops = (ws_backend_ops){
+        .name = dev->ops->name,
+        .destroy = f_destroy,
+        .buffer_alloc = f_buffer_alloc,
+        .buffer_free = f_buffer_free,
+        .host_alloc = f_host_alloc,
+        .host_free = f_host_free,
+        .write = f_write,
+        .enqueue_read = f_enqueue_read,
+        .enqueue_fill_u32 = f_enqueue_fill_u32,
+        .synchronize = f_synchronize,
+        .launch = f_launch,
+        .queue_count = f_queue_count,
+        .queue_gather = f_queue_gather,
+        .queue_gather_all = f_queue_gather_all,
+        .queue_publish = f_queue_publish,
+        .queue_compact = f_queue_compact,
+    };
+    dev->ops = &f->ops;
+  }
+  fault_ops *f = fault_of(dev);
+  f->countdown = n;
+  f->calls = 0;
+  f->faults = 0;
+  return WS_OK;
+}
+
+unsigned long ws_testing_backend_calls(const ws_device *dev) {
+  return dev && wrapped(dev) ? ((const fault_ops *)(const void *)dev->ops)->calls : 0;
+}
+
+unsigned long ws_testing_backend_faults(const ws_device *dev) {
+  return dev && wrapped(dev) ? ((const fault_ops *)(const void *)dev->ops)->faults : 0;
+}
