@@ -1,0 +1,137 @@
+/* wavesched — CUDA backend internals shared by cuda_backend.cu (device,
+ * memory, copies, launches) and cuda_queue.cu (the scheduler's queue
+ * kernels). C++ (CUDA or HIP) only.
+ */
+#ifndef WAVESCHED_CUDA_INTERNAL_H
+#define WAVESCHED_CUDA_INTERNAL_H
+
+/* The C headers' own guards keep these from being re-included inside the
+ * extern "C" block below. */
+#include "gpu_runtime.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "../../core/alloc.h"
+#include "../../core/device.h"
+}
+
+/* Threads per block of every queue kernel, and tokens each thread keeps in
+ * registers per tile: a block works on tiles of WS_CUDA_TILE slots, loading
+ * them striped (slot tile + j * BLOCK + thread) so that every warp load is
+ * one fully used 128-byte line and eight loads are in flight per thread. */
+#define WS_CUDA_BLOCK 256u
+#define WS_CUDA_ITEMS 8u
+#define WS_CUDA_TILE (WS_CUDA_BLOCK * WS_CUDA_ITEMS)
+/* Most bins a thread counts in registers (count: K < 8, publish: K <= 8). */
+#define WS_CUDA_REG_BINS 8u
+/* Most histogram bins a block keeps in shared memory (K + 1 for counting,
+ * K for the others). Larger K falls back to warp-aggregated global atomics. */
+#define WS_CUDA_SMEM_BINS 4096u
+
+/* Device control block: words the queue kernels keep for themselves.
+ * Invariant: between two queue operations every ticket, the selection
+ * accumulator, the count accumulators and the gather cursors are zero. The
+ * kernels that use them restore zero in their last block ("last block done"
+ * pattern), so no operation needs a memset before it. HOLES and MOVERS are
+ * plain outputs of the compaction's two selections. */
+enum {
+  WS_CTL_COUNT_TICKET = 0,
+  WS_CTL_GATHER_TICKET = 1,
+  WS_CTL_SELECT_ACC = 2,
+  WS_CTL_SELECT_TICKET = 3,
+  WS_CTL_HOLES = 4,
+  WS_CTL_MOVERS = 5,
+  WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
+  WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
+  WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
+};
+
+/* Errors the queue kernels find on the device land in mapped pinned host
+ * memory (HERR_*), and synchronize() reports them: the backend interface has
+ * no other way to fail an enqueued operation. */
+enum {
+  WS_HERR_KIND = 0, /* 0 = none, else a WS_DEVERR_* value */
+  WS_HERR_A = 1,
+  WS_HERR_B = 2,
+  WS_HERR_WORDS = 4
+};
+enum {
+  WS_DEVERR_NONE = 0,
+  WS_DEVERR_COMPACT = 1,   /* A holes in [0, n) but B live frames in [n, scan) */
+  WS_DEVERR_GATHER_ALL = 2 /* queue A's slot would land at B, past the slot list */
+};
+
+/* Which selection kernels run (WS_CUDA_QUEUES). auto and portable are the
+ * same today: the block-aggregated kernels measured faster than CUB at every
+ * size on the H200; auto is free to pick per size should that change. */
+typedef enum ws_cuda_queue_mode {
+  WS_CUDA_QUEUES_AUTO = 0,    /* the backend's choice: block-aggregated */
+  WS_CUDA_QUEUES_CUB = 1,     /* CUB DeviceSelect::FlaggedIf for every selection */
+  WS_CUDA_QUEUES_PORTABLE = 2 /* never CUB: the HIP build's only path */
+} ws_cuda_queue_mode;
+
+typedef struct ws_cuda {
+  int device; /* CUDA ordinal */
+  cudaStream_t stream;
+  int sm_count;
+  uint32_t grid_limit; /* most blocks per queue kernel (WS_CUDA_GRID_LIMIT) */
+  ws_cuda_queue_mode queue_mode;
+  uint32_t *ctl;           /* device control block [WS_CTL_WORDS] */
+  volatile uint32_t *herr; /* host view of the device-error words */
+  uint32_t *herr_dev;      /* device view of the same pinned words */
+  void *herr_alloc;        /* the pinned allocation */
+  /* CUB temporary storage (WS_CUDA_QUEUES=cub only), grow-only: sized for
+   * the scheduler's capacity at its first selection, so the loop allocates
+   * only at warm-up. */
+  void *cub_temp;
+  size_t cub_temp_bytes;
+} ws_cuda;
+
+static inline ws_cuda *ws_cuda_of(ws_device *dev) {
+  return (ws_cuda *)dev->impl;
+}
+
+/* Formats "cuda: <call> failed at file:line: <name> (<string>)" into the
+ * device's error, clears the runtime's (non-sticky) last error so that it
+ * cannot be reported again by an unrelated later launch, and returns the
+ * status: WS_EDEVMEM for allocation failures, WS_ENODEV when there is no
+ * device or driver, else WS_EBACKEND. */
+ws_status ws_cuda_fail(ws_device *dev, cudaError_t err, const char *call, const char *file,
+                       int line);
+
+#define WS_CUDA_TRY(dev, expr)                                                                     \
+  do {                                                                                             \
+    cudaError_t ws_e_ = (expr);                                                                    \
+    if (ws_e_ != cudaSuccess)                                                                      \
+      return ws_cuda_fail((dev), ws_e_, #expr, __FILE__, __LINE__);                                \
+  } while (0)
+
+/* After a <<<>>> launch: the launch's own error (bad configuration, no
+ * kernel image for this device, ...), reported as the launch of `what`. */
+ws_status ws_cuda_check_launch(ws_device *dev, const char *what, const char *file, int line);
+
+/* Makes the backend's device current on this host thread (kernels launch on
+ * the current device, and the stream belongs to ours). */
+ws_status ws_cuda_bind(ws_device *dev);
+
+/* Grid for a grid-stride kernel over `items` work items of `per_block`
+ * each: enough blocks to fill the device, never more than there is work. */
+uint32_t ws_cuda_grid(const ws_cuda *c, uint64_t items, uint32_t per_block);
+
+/* Enqueues the fill kernel (also used at open to prove that this binary has
+ * code for the device). */
+ws_status ws_cuda_fill(ws_device *dev, uint32_t *dst, uint32_t value, size_t count);
+
+/* cuda_queue.cu: the scheduler's queue operations (backend.h). */
+ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q);
+ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q);
+ws_status ws_cuda_queue_gather_all(ws_device *dev, const ws_queue_args *q);
+ws_status ws_cuda_queue_publish(ws_device *dev, const ws_queue_args *q);
+ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q);
+/* Frees the CUB storage (destroy). */
+void ws_cuda_queue_release(ws_cuda *c);
+
+#endif

@@ -1,0 +1,745 @@
+/* wavesched — the CUDA backend's queue operations (backend.h): count,
+ * gather, sorted gather, publish and compaction as GPU kernels.
+ *
+ * Why these kernels look the way they do: a queue operation streams the
+ * token array once, so it is bound by memory bandwidth, and the naive way
+ * to build per-token results — one global atomic per slot — serializes on a
+ * handful of addresses (DEVICE.md measured 5-100x below the card). So:
+ *   - every block aggregates first: per warp with match-any (one atomic per
+ *     distinct token per warp), per block in shared memory, and only then
+ *     one global atomic per token per tile;
+ *   - kernels that must produce a total (count, the portable selection, the
+ *     sorted gather's cursors) finish in their last block ("last block
+ *     done": each block adds its partial result, fences, takes a ticket; the
+ *     block that takes the last ticket publishes the total and restores the
+ *     control block to zero), so none of them needs a memset launch first;
+ *   - selections use a one-launch block-aggregated kernel (ballot ranks in
+ *     the warp, a shared scan places the warps, one atomic per tile). CUB's
+ *     DeviceSelect::FlaggedIf is kept behind WS_CUDA_QUEUES=cub as the
+ *     reference it was measured against: on the H200 it was slower at every
+ *     size (docs/cuda.md). The HIP build has no CUB at all (gpu_runtime.h).
+ * Order of slots within a queue is unspecified (backend.h) and differs from
+ * the CPU backend's ascending order; no result may depend on it.
+ *
+ * Every kernel is a grid-stride loop over tiles of WS_CUDA_TILE slots in
+ * which all lanes of a warp run the same trips (warp primitives need every
+ * lane), with out-of-range lanes carrying an invalid key.
+ */
+#include "cuda_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#if WS_GPU_HAVE_CUB
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#endif
+
+#define WS_U32(addr) ((uint32_t *)(uintptr_t)(addr))
+#define WS_NWARPS (WS_CUDA_BLOCK / WS_GPU_WARP)
+#define WS_KEY_NONE 0xffffffffu
+
+/* ---------------------------------------------------------------------
+ * Device helpers
+ * --------------------------------------------------------------------- */
+
+/* Adds this lane's key to bins[key] with one atomic per distinct key per
+ * warp, and returns this lane's position among everything added to that bin
+ * so far (the bin's old value plus its rank among its warp peers). Lanes
+ * with valid == false add nothing. Every lane of the warp must call it. */
+__device__ static inline uint32_t ws_agg_add(uint32_t *bins, uint32_t key, bool valid) {
+  const uint32_t k = valid ? key : WS_KEY_NONE;
+  const ws_gpu_lanemask peers = ws_gpu_match_any(k);
+  const int leader = ws_gpu_ffs(peers) - 1;
+  uint32_t base = 0;
+  if (valid && (int)ws_gpu_lane() == leader)
+    base = atomicAdd(&bins[key], (uint32_t)ws_gpu_popc(peers));
+  base = ws_gpu_shfl(base, leader);
+  return base + (uint32_t)ws_gpu_popc(peers & ws_gpu_lanemask_lt());
+}
+
+/* "Last block done": call after this block's contribution to global
+ * memory. True in every thread of the one block that finishes last; by then
+ * every other block's atomics and writes are visible to it. */
+__device__ static bool ws_last_block(uint32_t *ticket) {
+  __shared__ bool last;
+  if (gridDim.x == 1) {
+    /* the only block: the barrier makes its own global writes and atomics
+     * visible to all its threads; no ticket needed */
+    __syncthreads();
+    return true;
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0)
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1u;
+  __syncthreads();
+  if (last)
+    __threadfence();
+  return last;
+}
+
+/* out[i] = in[0] + ... + in[i-1] for i < count, by the whole block
+ * (wsum: shared [WS_NWARPS + 1]). `out` may be shared or global. */
+__device__ static void ws_block_exclusive_scan(const uint32_t *in, uint32_t *out, uint32_t count,
+                                               uint32_t *wsum) {
+  const uint32_t tid = threadIdx.x, lane = ws_gpu_lane(), warp = tid / WS_GPU_WARP;
+  uint32_t carry = 0;
+  for (uint64_t c0 = 0; c0 < count; c0 += WS_CUDA_BLOCK) {
+    const uint64_t i = c0 + tid;
+    const uint32_t v = i < count ? in[i] : 0u;
+    uint32_t x = v;
+    for (int d = 1; d < WS_GPU_WARP; d <<= 1) {
+      const uint32_t y = ws_gpu_shfl_up(x, d);
+      if ((int)lane >= d)
+        x += y;
+    }
+    if (lane == WS_GPU_WARP - 1)
+      wsum[warp] = x;
+    __syncthreads();
+    if (tid == 0) {
+      uint32_t run = 0;
+      for (uint32_t w = 0; w < WS_NWARPS; ++w) {
+        const uint32_t t = wsum[w];
+        wsum[w] = run;
+        run += t;
+      }
+      wsum[WS_NWARPS] = run;
+    }
+    __syncthreads();
+    if (i < count)
+      out[i] = carry + wsum[warp] + x - v;
+    carry += wsum[WS_NWARPS];
+    __syncthreads(); /* wsum is rewritten by the next chunk */
+  }
+}
+
+/* Reports a device-found error to the host (synchronize() turns it into a
+ * status). Several threads may report at once; any one report is enough. */
+__device__ static void ws_report(uint32_t *herr, uint32_t kind, uint32_t a, uint32_t b) {
+  herr[WS_HERR_A] = a;
+  herr[WS_HERR_B] = b;
+  __threadfence_system();
+  herr[WS_HERR_KIND] = kind;
+}
+
+/* Tokens of one tile, striped: item j of thread t is slot t0 + j*BLOCK + t;
+ * slots at or past `end` read as WS_KEY_NONE. */
+__device__ static inline void ws_load_tile(const uint32_t *tokens, uint64_t t0, uint64_t end,
+                                           uint32_t tok[WS_CUDA_ITEMS]) {
+#pragma unroll
+  for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+    const uint64_t i = t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x;
+    tok[j] = i < end ? tokens[i] : WS_KEY_NONE;
+  }
+}
+
+/* ---------------------------------------------------------------------
+ * count: counts[t] = |{s < scan : tokens[s] == t}| for t <= K
+ * --------------------------------------------------------------------- */
+
+/* How a block aggregates per-token counts before touching global memory:
+ *   REGS   at most WS_CUDA_REG_BINS bins (the common case, K < 8): each
+ *          thread counts every bin in registers by comparison, pure ALU
+ *          work that keeps up with memory; warps sum them once at the end;
+ *   SMEM   a block histogram in shared memory through warp-aggregated
+ *          atomics (up to WS_CUDA_SMEM_BINS bins);
+ *   GLOBAL warp-aggregated atomics straight into global memory (more bins
+ *          than shared memory holds). */
+enum { WS_AGG_REGS = 0, WS_AGG_SMEM = 1, WS_AGG_GLOBAL = 2 };
+
+/* Adds each thread's register counters of bins < nbins to the block
+ * histogram `hist` (shared): one atomic per bin per warp. */
+__device__ static inline void ws_flush_regs(const uint32_t cnt[WS_CUDA_REG_BINS], uint32_t nbins,
+                                            uint32_t *hist) {
+#pragma unroll
+  for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b) {
+    const uint32_t v = ws_gpu_warp_sum(cnt[b]);
+    if (ws_gpu_lane() == 0 && b < nbins && v)
+      atomicAdd(&hist[b], v);
+  }
+}
+
+/* REGS and SMEM: the block histogram (shared, nbins words) is summed into
+ * the control block's accumulator and the last block publishes the total,
+ * so no memset precedes the launch. GLOBAL: counts[0..K] were zeroed by a
+ * memset and the kernel adds into them directly. */
+template <int MODE>
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_count_kernel(const uint32_t *tokens, uint32_t scan, uint32_t nbins, uint32_t *counts,
+                    uint32_t *acc, uint32_t *ticket) {
+  extern __shared__ uint32_t ws_sh[];
+  if (MODE != WS_AGG_GLOBAL) {
+    for (uint32_t b = threadIdx.x; b < nbins; b += WS_CUDA_BLOCK)
+      ws_sh[b] = 0;
+    __syncthreads();
+  }
+  uint32_t cnt[WS_CUDA_REG_BINS];
+#pragma unroll
+  for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b)
+    cnt[b] = 0;
+  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < scan;
+       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
+    uint32_t tok[WS_CUDA_ITEMS];
+    ws_load_tile(tokens, t0, scan, tok);
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      if (MODE == WS_AGG_REGS) {
+#pragma unroll
+        for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b)
+          cnt[b] += tok[j] == b;
+      } else {
+        ws_agg_add(MODE == WS_AGG_SMEM ? ws_sh : counts, tok[j], tok[j] < nbins);
+      }
+    }
+  }
+  if (MODE == WS_AGG_GLOBAL)
+    return;
+  if (MODE == WS_AGG_REGS)
+    ws_flush_regs(cnt, nbins, ws_sh);
+  __syncthreads();
+  for (uint32_t b = threadIdx.x; b < nbins; b += WS_CUDA_BLOCK)
+    if (ws_sh[b])
+      atomicAdd(&acc[b], ws_sh[b]);
+  if (ws_last_block(ticket)) {
+    /* counts[K + 1] (the error word) is not touched. */
+    for (uint32_t b = threadIdx.x; b < nbins; b += WS_CUDA_BLOCK)
+      counts[b] = atomicExch(&acc[b], 0u);
+    if (threadIdx.x == 0)
+      *ticket = 0;
+  }
+}
+
+ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q) {
+  ws_cuda *c = ws_cuda_of(dev);
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  const uint32_t nbins = q->queue_count + 1u;
+  const uint32_t grid = ws_cuda_grid(c, q->scan, WS_CUDA_TILE);
+  const size_t smem = (size_t)nbins * sizeof(uint32_t);
+  uint32_t *tok = WS_U32(q->tokens), *counts = WS_U32(q->counts);
+  uint32_t *acc = c->ctl + WS_CTL_COUNT_ACC, *ticket = c->ctl + WS_CTL_COUNT_TICKET;
+  /* REGS and SMEM: one launch, also for scan == 0 (the last block writes
+   * the zeros). */
+  if (nbins <= WS_CUDA_REG_BINS) {
+    ws_count_kernel<WS_AGG_REGS>
+        <<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(tok, q->scan, nbins, counts, acc, ticket);
+    return ws_cuda_check_launch(dev, "count", __FILE__, __LINE__);
+  }
+  if (nbins <= WS_CUDA_SMEM_BINS) {
+    ws_count_kernel<WS_AGG_SMEM>
+        <<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(tok, q->scan, nbins, counts, acc, ticket);
+    return ws_cuda_check_launch(dev, "count", __FILE__, __LINE__);
+  }
+  WS_CUDA_TRY(dev, cudaMemsetAsync(counts, 0, smem, c->stream));
+  if (q->scan == 0)
+    return WS_OK;
+  ws_count_kernel<WS_AGG_GLOBAL>
+      <<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(tok, q->scan, nbins, counts, acc, ticket);
+  return ws_cuda_check_launch(dev, "count (global)", __FILE__, __LINE__);
+}
+
+/* ---------------------------------------------------------------------
+ * selection: out[0..m) = the slots s in [begin, end) whose token equals
+ * (equal) or differs from (!equal) `token`, any order; *count_out = m
+ * --------------------------------------------------------------------- */
+
+/* One launch: per tile, ballots rank the selected slots within each warp, a
+ * shared scan of the warp totals places the warps, and one global atomic on
+ * the control block's accumulator reserves the tile's output range. The last
+ * block publishes the total and zeroes the accumulator. */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_select_kernel(const uint32_t *tokens, uint32_t begin, uint32_t end, uint32_t token,
+                     bool equal, uint32_t *out, uint32_t *count_out, uint32_t *acc,
+                     uint32_t *ticket) {
+  __shared__ uint32_t wtot[WS_NWARPS];
+  __shared__ uint32_t tile_base;
+  const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
+  const ws_gpu_lanemask below = ws_gpu_lanemask_lt();
+  for (uint64_t t0 = (uint64_t)begin + (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < end;
+       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
+    uint32_t tok[WS_CUDA_ITEMS], off[WS_CUDA_ITEMS];
+    bool sel[WS_CUDA_ITEMS];
+    ws_load_tile(tokens, t0, end, tok);
+    uint32_t run = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      const uint64_t i = t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x;
+      sel[j] = i < end && ((tok[j] == token) == equal);
+      const ws_gpu_lanemask m = ws_gpu_ballot(sel[j]);
+      off[j] = run + (uint32_t)ws_gpu_popc(m & below);
+      run += (uint32_t)ws_gpu_popc(m);
+    }
+    if (lane == 0)
+      wtot[warp] = run;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      uint32_t s = 0;
+      for (uint32_t w = 0; w < WS_NWARPS; ++w) {
+        const uint32_t v = wtot[w];
+        wtot[w] = s;
+        s += v;
+      }
+      tile_base = s ? atomicAdd(acc, s) : 0u;
+    }
+    __syncthreads();
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      if (sel[j])
+        out[tile_base + wtot[warp] + off[j]] =
+            (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
+    __syncthreads(); /* wtot and tile_base are rewritten by the next tile */
+  }
+  if (ws_last_block(ticket) && threadIdx.x == 0) {
+    *count_out = atomicExch(acc, 0u);
+    *ticket = 0;
+  }
+}
+
+#if WS_GPU_HAVE_CUB
+/* CUB only when asked for (WS_CUDA_QUEUES=cub): on the H200 the one-launch
+ * block-aggregated selection measured faster at every size (docs/cuda.md:
+ * 33 us against CUB's 47.5 us over 2^24 slots, 5.5 against 12.5 over 2^20). */
+static bool ws_use_cub(const ws_cuda *c, uint32_t n) {
+  if (n == 0) /* the one-launch kernel writes the zero count itself */
+    return false;
+  return c->queue_mode == WS_CUDA_QUEUES_CUB;
+}
+
+/* CUB's selection predicate, applied to the token ("flag") of each slot. */
+struct ws_token_pred {
+  uint32_t token;
+  bool equal;
+  __host__ __device__ bool operator()(uint32_t t) const { return (t == token) == equal; }
+};
+
+static cudaError_t ws_cub_select(void *temp, size_t &bytes, const uint32_t *tokens, uint32_t begin,
+                                 uint32_t n, uint32_t token, bool equal, uint32_t *out,
+                                 uint32_t *count_out, cudaStream_t stream) {
+  return cub::DeviceSelect::FlaggedIf(temp, bytes, thrust::counting_iterator<uint32_t>(begin),
+                                      tokens ? tokens + begin : tokens, out, count_out, (int64_t)n,
+                                      ws_token_pred{token, equal}, stream);
+}
+
+/* CUB temporary storage for a selection of n slots, grown (never shrunk) to
+ * what `capacity` slots need: the first selection of a scheduler allocates,
+ * the loop after it does not. */
+static ws_status ws_cub_reserve(ws_device *dev, ws_cuda *c, uint32_t n, uint32_t capacity,
+                                size_t *bytes) {
+  size_t need = 0;
+  WS_CUDA_TRY(dev, ws_cub_select(NULL, need, NULL, 0, n, 0, true, NULL, NULL, c->stream));
+  if (need <= c->cub_temp_bytes && c->cub_temp) {
+    *bytes = c->cub_temp_bytes;
+    return WS_OK;
+  }
+  const uint32_t items = capacity > n ? capacity : n;
+  size_t want = 0;
+  WS_CUDA_TRY(dev, ws_cub_select(NULL, want, NULL, 0, items, 0, true, NULL, NULL, c->stream));
+  if (want < need)
+    want = need;
+  /* Selections already queued may still use the old storage. */
+  WS_CUDA_TRY(dev, cudaStreamSynchronize(c->stream));
+  if (c->cub_temp) {
+    WS_CUDA_TRY(dev, cudaFree(c->cub_temp));
+    c->cub_temp = NULL;
+    c->cub_temp_bytes = 0;
+  }
+  WS_CUDA_TRY(dev, cudaMalloc(&c->cub_temp, want));
+  c->cub_temp_bytes = want;
+  *bytes = want;
+  return WS_OK;
+}
+#endif
+
+void ws_cuda_queue_release(ws_cuda *c) {
+  if (c->cub_temp)
+    (void)cudaFree(c->cub_temp);
+  c->cub_temp = NULL;
+  c->cub_temp_bytes = 0;
+}
+
+static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begin, uint32_t end,
+                           uint32_t token, bool equal, uint32_t *out, uint32_t *count_out,
+                           uint32_t capacity, const char *what) {
+  ws_cuda *c = ws_cuda_of(dev);
+  const uint32_t n = end - begin;
+#if WS_GPU_HAVE_CUB
+  if (ws_use_cub(c, n)) {
+    size_t bytes = 0;
+    ws_status st = ws_cub_reserve(dev, c, n, capacity, &bytes);
+    if (st != WS_OK)
+      return st;
+    cudaError_t e = ws_cub_select(c->cub_temp, bytes, tokens, begin, n, token, equal, out,
+                                  count_out, c->stream);
+    if (e != cudaSuccess) {
+      char call[128];
+      snprintf(call, sizeof call, "%s: cub::DeviceSelect::FlaggedIf", what);
+      return ws_cuda_fail(dev, e, call, __FILE__, __LINE__);
+    }
+    return WS_OK;
+  }
+#else
+  (void)capacity;
+  (void)what;
+#endif
+  const uint32_t grid = ws_cuda_grid(c, n, WS_CUDA_TILE);
+  ws_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(tokens, begin, end, token, equal, out,
+                                                          count_out, c->ctl + WS_CTL_SELECT_ACC,
+                                                          c->ctl + WS_CTL_SELECT_TICKET);
+  return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
+}
+
+ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  return ws_select(dev, WS_U32(q->tokens), 0, q->scan, q->token, true, WS_U32(q->slots),
+                   WS_U32(q->counter), q->capacity, "queue gather");
+}
+
+/* ---------------------------------------------------------------------
+ * sorted gather: slots = queue 1's slots, then queue 2's, ... (counting
+ * sort over the counts already on the device)
+ * --------------------------------------------------------------------- */
+
+/* K <= WS_CUDA_SMEM_BINS, one launch. Each block derives the queue bases
+ * from counts[1..K]; per tile it ranks its slots per queue in shared memory
+ * and reserves each queue's range with one atomic on that queue's cursor in
+ * the control block; the last block zeroes the cursors. */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_gather_all_smem_kernel(const uint32_t *tokens, uint32_t scan, uint32_t K,
+                              const uint32_t *counts, uint32_t *slots, uint32_t capacity,
+                              uint32_t *cursors, uint32_t *ticket, uint32_t *herr) {
+  extern __shared__ uint32_t ws_sh[];
+  __shared__ uint32_t wsum[WS_NWARPS + 1];
+  uint32_t *base = ws_sh;     /* [K]: start of queue b + 1 in the list */
+  uint32_t *hist = ws_sh + K; /* [K]: this tile's count, then its start */
+  ws_block_exclusive_scan(counts + 1, base, K, wsum);
+  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < scan;
+       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
+    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+      hist[b] = 0;
+    __syncthreads();
+    uint32_t tok[WS_CUDA_ITEMS], rank[WS_CUDA_ITEMS];
+    ws_load_tile(tokens, t0, scan, tok);
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      rank[j] = ws_agg_add(hist, tok[j] - 1u, tok[j] - 1u < K); /* tokens 1..K */
+    __syncthreads();
+    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+      if (hist[b])
+        hist[b] = base[b] + atomicAdd(&cursors[b], hist[b]);
+    __syncthreads();
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      if (tok[j] - 1u < K) {
+        const uint32_t pos = hist[tok[j] - 1u] + rank[j];
+        const uint32_t slot = (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
+        if (pos < capacity)
+          slots[pos] = slot;
+        else
+          ws_report(herr, WS_DEVERR_GATHER_ALL, tok[j], pos);
+      }
+    }
+    __syncthreads(); /* hist is zeroed by the next tile */
+  }
+  if (ws_last_block(ticket)) {
+    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+      cursors[b] = 0;
+    if (threadIdx.x == 0)
+      *ticket = 0;
+  }
+}
+
+/* Any K, step 1 (one block): offsets[t] = counts[1] + ... + counts[t-1]. */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_offsets_kernel(const uint32_t *counts, uint32_t K, uint32_t *offsets) {
+  __shared__ uint32_t wsum[WS_NWARPS + 1];
+  ws_block_exclusive_scan(counts + 1, offsets + 1, K, wsum);
+}
+
+/* Any K, step 2: each slot takes the next position of its queue with a
+ * warp-aggregated atomic on offsets[t]. */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_gather_all_global_kernel(const uint32_t *tokens, uint32_t scan, uint32_t K,
+                                uint32_t *offsets, uint32_t *slots, uint32_t capacity,
+                                uint32_t *herr) {
+  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < scan;
+       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
+    uint32_t tok[WS_CUDA_ITEMS];
+    ws_load_tile(tokens, t0, scan, tok);
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      const bool valid = tok[j] - 1u < K;
+      const uint32_t pos = ws_agg_add(offsets + 1, tok[j] - 1u, valid);
+      if (valid) {
+        const uint32_t slot = (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
+        if (pos < capacity)
+          slots[pos] = slot;
+        else
+          ws_report(herr, WS_DEVERR_GATHER_ALL, tok[j], pos);
+      }
+    }
+  }
+}
+
+ws_status ws_cuda_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
+  ws_cuda *c = ws_cuda_of(dev);
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  const uint32_t K = q->queue_count;
+  if (q->scan == 0 || K == 0)
+    return WS_OK;
+  const uint32_t grid = ws_cuda_grid(c, q->scan, WS_CUDA_TILE);
+  /* A variant ranking small K with one ballot per queue (like the selection
+   * kernel) measured 15 % slower over 2^24 slots on the H200 than these
+   * shared-memory ranks (77.4 against 67.4 us, docs/results/cuda-first-run.txt)
+   * and was removed. */
+  if (K <= WS_CUDA_SMEM_BINS) {
+    ws_gather_all_smem_kernel<<<grid, WS_CUDA_BLOCK, 2u * K * sizeof(uint32_t), c->stream>>>(
+        WS_U32(q->tokens), q->scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
+        c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
+    return ws_cuda_check_launch(dev, "sorted gather", __FILE__, __LINE__);
+  }
+  ws_offsets_kernel<<<1, WS_CUDA_BLOCK, 0, c->stream>>>(WS_U32(q->counts), K, WS_U32(q->offsets));
+  if ((st = ws_cuda_check_launch(dev, "sorted gather offsets", __FILE__, __LINE__)) != WS_OK)
+    return st;
+  ws_gather_all_global_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+      WS_U32(q->tokens), q->scan, K, WS_U32(q->offsets), WS_U32(q->slots), q->capacity,
+      c->herr_dev);
+  return ws_cuda_check_launch(dev, "sorted gather (global)", __FILE__, __LINE__);
+}
+
+/* ---------------------------------------------------------------------
+ * publish: counts[src] -= n (src != 0); counts[tokens[slot_i]] += 1
+ * --------------------------------------------------------------------- */
+
+__device__ static inline uint32_t ws_frame_token(const uint32_t *tokens, const uint32_t *slots,
+                                                 uint32_t slot_base, uint32_t capacity, uint64_t i,
+                                                 uint64_t n) {
+  if (i >= n)
+    return WS_KEY_NONE;
+  const uint32_t slot = slots ? slots[i] : slot_base + (uint32_t)i;
+  return slot < capacity ? tokens[slot] : WS_KEY_NONE;
+}
+
+/* The counts are modified with atomics only, so the subtraction and the
+ * additions commute and the final value is exact whatever the block order;
+ * no one reads them before the next stream-ordered readback. MODE as for
+ * counting (bin b counts token b + 1). */
+template <int MODE>
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_publish_kernel(const uint32_t *tokens, const uint32_t *slots, uint32_t slot_base, uint32_t n,
+                      uint32_t src, uint32_t K, uint32_t capacity, uint32_t *counts) {
+  extern __shared__ uint32_t ws_sh[];
+  if (MODE != WS_AGG_GLOBAL) {
+    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+      ws_sh[b] = 0;
+    __syncthreads();
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0 && src != 0)
+    atomicSub(&counts[src], n);
+  uint32_t cnt[WS_CUDA_REG_BINS];
+#pragma unroll
+  for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b)
+    cnt[b] = 0;
+  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < n;
+       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
+    uint32_t key[WS_CUDA_ITEMS];
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      key[j] = ws_frame_token(tokens, slots, slot_base, capacity,
+                              t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x, n) -
+               1u; /* tokens 1..K -> bins 0..K-1; 0 and invalid fall outside */
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      if (MODE == WS_AGG_REGS) {
+#pragma unroll
+        for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b)
+          cnt[b] += key[j] == b;
+      } else {
+        ws_agg_add(MODE == WS_AGG_SMEM ? ws_sh : counts + 1, key[j], key[j] < K);
+      }
+    }
+  }
+  if (MODE == WS_AGG_GLOBAL)
+    return;
+  if (MODE == WS_AGG_REGS)
+    ws_flush_regs(cnt, K, ws_sh);
+  __syncthreads();
+  for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+    if (ws_sh[b])
+      atomicAdd(&counts[b + 1], ws_sh[b]);
+}
+
+ws_status ws_cuda_queue_publish(ws_device *dev, const ws_queue_args *q) {
+  ws_cuda *c = ws_cuda_of(dev);
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  const uint32_t K = q->queue_count;
+  if (q->n == 0 || K == 0) /* counts[src] -= 0, and no token can be counted */
+    return WS_OK;
+  const uint32_t grid = ws_cuda_grid(c, q->n, WS_CUDA_TILE);
+  const uint32_t *slots = q->slots ? WS_U32(q->slots) : NULL;
+  const size_t smem = (size_t)K * sizeof(uint32_t);
+  if (K <= WS_CUDA_REG_BINS)
+    ws_publish_kernel<WS_AGG_REGS><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
+        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts));
+  else if (K <= WS_CUDA_SMEM_BINS)
+    ws_publish_kernel<WS_AGG_SMEM><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
+        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts));
+  else
+    ws_publish_kernel<WS_AGG_GLOBAL><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts));
+  return ws_cuda_check_launch(dev, "publish", __FILE__, __LINE__);
+}
+
+/* ---------------------------------------------------------------------
+ * compaction: live frames of [n, scan) move into the free slots of [0, n)
+ * --------------------------------------------------------------------- */
+
+/* Field sizes and offsets live on the host (q->field_sizes): they travel
+ * as kernel parameters (about 600 bytes, under every launch limit). */
+typedef struct ws_compact_params {
+  uint64_t frames;
+  uint32_t *tokens;
+  uint32_t *ids;
+  const uint32_t *holes;  /* [WS_CTL_HOLES] entries: free slots below n */
+  const uint32_t *movers; /* [WS_CTL_MOVERS] entries: live slots at or above n */
+  const uint32_t *ctl;
+  uint32_t *herr;
+  uint32_t layout;
+  uint32_t units; /* work items per moved frame: AoS chunks or SoA fields */
+  uint32_t aos_size;
+  uint32_t aos_width;
+  uint32_t field_count;
+  uint32_t reserved;
+  uint64_t field_offset[WS_MAX_FRAME_FIELDS];
+  uint32_t field_size[WS_MAX_FRAME_FIELDS];
+  uint32_t field_width[WS_MAX_FRAME_FIELDS];
+} ws_compact_params;
+
+/* Copies `bytes` bytes in units of `width` (a power of two <= 16 that
+ * divides `bytes` and both addresses). */
+__device__ static inline void ws_copy(unsigned char *dst, const unsigned char *src, uint32_t bytes,
+                                      uint32_t width) {
+  switch (width) {
+  case 16:
+    for (uint32_t k = 0; k < bytes / 16u; ++k)
+      ((uint4 *)dst)[k] = ((const uint4 *)src)[k];
+    break;
+  case 8:
+    for (uint32_t k = 0; k < bytes / 8u; ++k)
+      ((unsigned long long *)dst)[k] = ((const unsigned long long *)src)[k];
+    break;
+  case 4:
+    for (uint32_t k = 0; k < bytes / 4u; ++k)
+      ((uint32_t *)dst)[k] = ((const uint32_t *)src)[k];
+    break;
+  case 2:
+    for (uint32_t k = 0; k < bytes / 2u; ++k)
+      ((uint16_t *)dst)[k] = ((const uint16_t *)src)[k];
+    break;
+  default:
+    for (uint32_t k = 0; k < bytes; ++k)
+      dst[k] = src[k];
+    break;
+  }
+}
+
+/* Pairs hole p with mover p. Holes and movers are disjoint slots, and the
+ * tokens were read by the selections before this launch, so the threads of
+ * one pair never race: only the unit-0 thread writes the id and tokens. */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_params p) {
+  const uint32_t holes = p.ctl[WS_CTL_HOLES], movers = p.ctl[WS_CTL_MOVERS];
+  const uint64_t gid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (holes != movers) {
+    /* Precondition broken (live count wrong): move nothing, report. */
+    if (gid == 0)
+      ws_report(p.herr, WS_DEVERR_COMPACT, holes, movers);
+    return;
+  }
+  const uint64_t total = (uint64_t)holes * p.units;
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  const bool narrow = total <= 0xffffffffu; /* 32-bit division is far cheaper */
+  unsigned char *frames = (unsigned char *)(uintptr_t)p.frames;
+  for (uint64_t u = gid; u < total; u += stride) {
+    const uint32_t pair = narrow ? (uint32_t)u / p.units : (uint32_t)(u / p.units);
+    const uint32_t unit = narrow ? (uint32_t)u % p.units : (uint32_t)(u % p.units);
+    const uint32_t dst = p.holes[pair], src = p.movers[pair];
+    if (unit == 0) {
+      p.ids[dst] = p.ids[src];
+      p.tokens[dst] = p.tokens[src];
+      p.tokens[src] = 0;
+    }
+    if (p.layout == WS_LAYOUT_AOS) {
+      const uint64_t off = (uint64_t)unit * p.aos_width;
+      ws_copy(frames + (uint64_t)dst * p.aos_size + off, frames + (uint64_t)src * p.aos_size + off,
+              p.aos_width, p.aos_width);
+    } else if (unit < p.field_count) {
+      unsigned char *base = frames + p.field_offset[unit];
+      const uint32_t sz = p.field_size[unit];
+      ws_copy(base + (uint64_t)dst * sz, base + (uint64_t)src * sz, sz, p.field_width[unit]);
+    }
+  }
+}
+
+/* Largest power of two <= 16 dividing x (x's lowest set bit, capped). */
+static uint32_t ws_width(uint64_t x) {
+  x |= 16u;
+  return (uint32_t)(x & (~x + 1u));
+}
+
+ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
+  ws_cuda *c = ws_cuda_of(dev);
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  if (q->scan <= q->n) /* nothing lives above the live count */
+    return WS_OK;
+  if (q->layout != WS_LAYOUT_AOS && q->field_count > WS_MAX_FRAME_FIELDS)
+    return ws_dev_fail(dev, WS_EINVAL, WS_GPU_API_NAME ": compaction: %u frame fields, at most %u",
+                       q->field_count, WS_MAX_FRAME_FIELDS);
+  uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
+  /* scratch[0, n) receives the holes (at most n), scratch[n, scan) the
+   * movers (at most scan - n): the two lists cannot overlap. */
+  if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES, q->capacity,
+                      "compaction: free-slot selection")) != WS_OK ||
+      (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n, c->ctl + WS_CTL_MOVERS,
+                      q->capacity, "compaction: live-frame selection")) != WS_OK)
+    return st;
+
+  ws_compact_params p;
+  memset(&p, 0, sizeof p);
+  p.frames = q->frames;
+  p.tokens = tokens;
+  p.ids = WS_U32(q->ids);
+  p.holes = scratch;
+  p.movers = scratch + q->n;
+  p.ctl = c->ctl;
+  p.herr = c->herr_dev;
+  p.layout = q->layout;
+  if (q->layout == WS_LAYOUT_AOS) {
+    p.aos_width = ws_width((uint64_t)q->frame_size | q->frames);
+    p.aos_size = q->frame_size;
+    p.units = q->frame_size / p.aos_width;
+  } else {
+    p.field_count = q->field_count;
+    for (uint32_t f = 0; f < q->field_count; ++f) {
+      p.field_offset[f] = q->host_field_offsets[f];
+      p.field_size[f] = q->field_sizes[f];
+      p.field_width[f] =
+          ws_width((uint64_t)q->field_sizes[f] | q->host_field_offsets[f] | q->frames);
+    }
+    p.units = q->field_count;
+  }
+  if (p.units == 0) /* a frame without bytes still moves its id and token */
+    p.units = 1;
+  const uint32_t max_pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
+  const uint32_t grid = ws_cuda_grid(c, (uint64_t)max_pairs * p.units, WS_CUDA_BLOCK);
+  ws_move_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(p);
+  return ws_cuda_check_launch(dev, "compaction move", __FILE__, __LINE__);
+}
