@@ -4,10 +4,9 @@
  * (aux_protocol.c: registration errors and protocol violations) and
  * tests/core (configuration errors, verification).
  *
- * Usage: bad_input --backend cpu|cuda|vulkan [--known-bugs]
- * --known-bugs runs instead the cases of known, still open library bugs
- * (docs/errors.md, "Open"): each asserts the correct behaviour (in a child
- * process where the bug is a crash) and fails until the bug is fixed. */
+ * Usage: bad_input --backend cpu|cuda|vulkan
+ * The test_bug_* cases pin library bugs this suite found and that are fixed
+ * (docs/errors.md §3); a crash is caught in a child process. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <setjmp.h>
@@ -854,7 +853,7 @@ static void test_client_failures(void **state) {
 }
 
 /* ======================================================================
- * Known, still open library bugs (--known-bugs; docs/errors.md "Open").
+ * Regression tests of fixed library bugs (docs/errors.md §3).
  * ====================================================================== */
 
 /* Runs fn in a child process: returns 0 if it exited normally with 0. */
@@ -963,15 +962,12 @@ static void test_bug_short_coroutine_desc(void **state) {
 }
 
 int main(int argc, char **argv) {
-  int known = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
       if (ws_backend_parse(argv[++i], &g_backend) != WS_OK)
         return 2;
-    } else if (strcmp(argv[i], "--known-bugs") == 0) {
-      known = 1;
     } else {
-      fprintf(stderr, "usage: %s [--backend cpu|cuda|vulkan] [--known-bugs]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--backend cpu|cuda|vulkan]\n", argv[0]);
       return 2;
     }
   }
@@ -1007,14 +1003,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_registration_overflow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_admission_overflow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_client_failures, setup, teardown),
-  };
-  const struct CMUnitTest bugs[] = {
       cmocka_unit_test(test_bug_null_getters_crash),
       cmocka_unit_test(test_bug_huge_buffer),
       cmocka_unit_test(test_bug_short_coroutine_desc),
   };
-  int failed = known ? cmocka_run_group_tests_name("bad_input_known_bugs", bugs, NULL, NULL)
-                     : cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
+  int failed = cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
   ws_device_destroy(g_dev);
   return failed ? 1 : 0;
 }

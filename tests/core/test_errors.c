@@ -1,0 +1,467 @@
+/* Errors, never hangs (SPEC §4; issue 2):
+ *   status_table       ws_status_name / ws_strerror cover every code of
+ *                      WS_STATUS_MAP, values unique, unknown values named;
+ *   bad_config         every bad configuration is rejected at creation with
+ *                      its documented code, *out stays NULL, and the message
+ *                      (printed on stderr: the scheduler is gone) names the
+ *                      offending value;
+ *   null_args          NULL arguments give WS_EINVAL, destroy(NULL) is a no-op;
+ *   dispatch_args      wrong args_size / NULL args at dispatch: WS_EINVAL with
+ *                      a message naming both sizes; the scheduler stays usable;
+ *   bad_transition     a continuation returning an index outside 1..K ends
+ *                      the dispatch with an error (wavefront and megakernel);
+ *   iteration_limit    a non-draining dispatch ends with WS_EITERATION_LIMIT
+ *                      and a message containing the limit; a dispatch that
+ *                      drains within the limit succeeds;
+ *   iteration_limit_exact  ... also one that needs
+ *                      exactly `limit` iterations;
+ *   continuation_index name -> index lookup.
+ */
+#include "t_basic_host.h"
+#include "t_sched_host.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ status table */
+
+static void test_status_table(void **state) {
+  (void)state;
+  static const struct {
+    ws_status code;
+    const char *name;
+    const char *msg;
+  } table[] = {
+#define ROW_(name, value, msg) {WS_##name, "WS_" #name, msg},
+      WS_STATUS_MAP(ROW_)
+#undef ROW_
+  };
+  const size_t n = sizeof table / sizeof table[0];
+  WT_CHECK(n >= 2 && table[0].code == WS_OK && (int)table[0].code == 0, "WS_OK must be 0");
+  for (size_t i = 0; i < n; ++i) {
+    const char *name = ws_status_name(table[i].code);
+    const char *msg = ws_strerror(table[i].code);
+    WT_CHECK(name && strcmp(name, table[i].name) == 0, "ws_status_name(%d) = '%s', expected '%s'",
+             (int)table[i].code, name ? name : "(null)", table[i].name);
+    WT_CHECK(msg && strcmp(msg, table[i].msg) == 0 && msg[0],
+             "ws_strerror(%s) = '%s', expected '%s'", table[i].name, msg ? msg : "(null)",
+             table[i].msg);
+    WT_CHECK(i == 0 || (int)table[i].code < 0, "%s is %d: failures must be negative", table[i].name,
+             (int)table[i].code);
+    for (size_t j = 0; j < i; ++j) {
+      WT_CHECK(table[i].code != table[j].code, "%s and %s share the value %d", table[i].name,
+               table[j].name, (int)table[i].code);
+      WT_CHECK(strcmp(table[i].msg, table[j].msg) != 0, "%s and %s share the message '%s'",
+               table[i].name, table[j].name, table[i].msg);
+    }
+  }
+  /* values that are not in the table */
+  static const int unknown[] = {1, -8, -19, -999, 12345};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+    int known = 0;
+    for (size_t j = 0; j < n; ++j)
+      known |= (int)table[j].code == unknown[i];
+    if (known)
+      continue;
+    const char *name = ws_status_name((ws_status)unknown[i]);
+    const char *msg = ws_strerror((ws_status)unknown[i]);
+    WT_CHECK(name && strcmp(name, "WS_UNKNOWN") == 0,
+             "ws_status_name(%d) = '%s', expected WS_UNKNOWN", unknown[i], name ? name : "(null)");
+    WT_CHECK(msg && msg[0], "ws_strerror(%d) returned nothing", unknown[i]);
+  }
+}
+
+/* ------------------------------------------------------------ bad configuration */
+
+#define expect_rejected(co, cfg, expect, what, mention)                                            \
+  expect_rejected_((co), (cfg), (expect), (what), (mention), __FILE__, __LINE__)
+static void expect_rejected_(const ws_coroutine_desc *co, const ws_scheduler_config *cfg,
+                             ws_status expect, const char *what, const char *mention,
+                             const char *file, int line) {
+  char text[2048];
+  wt_scheduler_expect_(co, cfg, expect, text, sizeof text, what, file, line);
+  if (text[0] == '\0')
+    wt_fail_(file, line, "%s: rejected with %s but no message", what, ws_status_name(expect));
+  if (mention && !strstr(text, mention))
+    wt_fail_(file, line, "%s: the message does not mention '%s': %s", what, mention, text);
+}
+
+static void test_bad_config(void **state) {
+  (void)state;
+  ws_scheduler_config base = wt_config(NULL, 64);
+  ws_scheduler_config cfg;
+
+  /* the good configurations around the bad ones are accepted */
+  cfg = base;
+  wt_scheduler_expect(&t_basic_coroutine, &cfg, WS_OK, NULL, 0, "the base configuration");
+  wt_scheduler_expect(&t_basic_coroutine, NULL, WS_OK, NULL, 0, "NULL config (defaults)");
+
+  cfg = base;
+  cfg.resident_frames = 0;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_POOL, "zero pool", NULL);
+
+  cfg = base;
+  cfg.largest_first = false;
+  cfg.incremental = true;
+  cfg.fused = false;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ACCOUNTING, "incremental without greedy",
+                  NULL);
+
+  cfg = base;
+  cfg.largest_first = true;
+  cfg.incremental = false;
+  cfg.fused = true;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_FUSED, "fused without incremental", NULL);
+
+  /* fused without greedy (and so without incremental): rejected either way */
+  cfg = base;
+  cfg.largest_first = false;
+  cfg.incremental = false;
+  cfg.fused = true;
+  {
+    char text[2048];
+    ws_status st = wt_scheduler_try(&t_basic_coroutine, &cfg, text, sizeof text);
+    WT_CHECK(st == WS_ECONFIG_FUSED || st == WS_ECONFIG_ACCOUNTING,
+             "fused, all-queues, materialized: got %s", ws_status_name(st));
+    WT_CHECK(text[0] != '\0', "fused, all-queues, materialized: no message");
+  }
+
+  /* continuation names */
+  {
+    static const char *const empty[] = {"loop", "", "finish"};
+    static const char *const null_name[] = {"loop", "alt", NULL};
+    static const char *const dup[] = {"loop", "alt", "loop"};
+    static const char *const entry_name[] = {"loop", "<entry>", "finish"};
+    ws_coroutine_desc co = t_basic_coroutine;
+    co.continuation_names = empty;
+    expect_rejected(&co, &base, WS_ECONFIG_NAME, "empty continuation name", NULL);
+    co.continuation_names = null_name;
+    expect_rejected(&co, &base, WS_ECONFIG_NAME, "NULL continuation name", NULL);
+    co.continuation_names = dup;
+    expect_rejected(&co, &base, WS_ECONFIG_NAME, "duplicate continuation name", "loop");
+    co.continuation_names = entry_name;
+    expect_rejected(&co, &base, WS_ECONFIG_NAME, "continuation named <entry>", NULL);
+  }
+
+  /* refill alignment list */
+  {
+    static const char *const unknown[] = {"loop", "nosuch"};
+    static const char *const empty[] = {""};
+    static const char *const null_entry[] = {NULL};
+    static const char *const good[] = {"finish", "loop"};
+    cfg = base;
+    cfg.refill_align = unknown;
+    cfg.refill_align_count = 2;
+    expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_CONTINUATION, "unknown refill-align name",
+                    "nosuch");
+    cfg.refill_align = empty;
+    cfg.refill_align_count = 1;
+    expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_CONTINUATION, "empty refill-align name",
+                    NULL);
+    cfg.refill_align = null_entry;
+    expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_CONTINUATION, "NULL refill-align name",
+                    NULL);
+    cfg.refill_align = NULL;
+    cfg.refill_align_count = 3;
+    expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_CONTINUATION, "NULL refill-align list",
+                    NULL);
+    cfg.refill_align = good;
+    cfg.refill_align_count = 2;
+    wt_scheduler_expect(&t_basic_coroutine, &cfg, WS_OK, NULL, 0, "refill_align {finish, loop}");
+  }
+
+  /* block size: 0 (default) or a multiple of 32 in 32..1024 */
+  {
+    static const uint32_t bad[] = {1, 16, 31, 33, 48, 100, 1056, 2048, UINT32_MAX};
+    static const uint32_t good[] = {0, 32, 64, 992, 1024};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+      char what[64], num[16];
+      cfg = base;
+      cfg.block_size = bad[i];
+      snprintf(what, sizeof what, "block size %u", bad[i]);
+      snprintf(num, sizeof num, "%u", bad[i]);
+      expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_BLOCK, what, num);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+      cfg = base;
+      cfg.block_size = good[i];
+      char what[64];
+      snprintf(what, sizeof what, "block size %u", good[i]);
+      wt_scheduler_expect(&t_basic_coroutine, &cfg, WS_OK, NULL, 0, what);
+    }
+  }
+
+  /* enumerations out of range */
+  cfg = base;
+  cfg.layout = 2;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "layout 2", NULL);
+  cfg.layout = UINT32_MAX;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "layout UINT32_MAX", NULL);
+  cfg = base;
+  cfg.kind = (ws_scheduler_kind)2;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "scheduler kind 2", NULL);
+  cfg.kind = (ws_scheduler_kind)-1;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "scheduler kind -1", NULL);
+  cfg = base;
+  cfg.aux_protocol = (ws_aux_protocol)7;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "aux protocol 7", NULL);
+  {
+    ws_device_config dc;
+    memset(&dc, 0, sizeof dc);
+    dc.backend = (ws_backend_kind)9;
+    ws_device *d = (ws_device *)(uintptr_t)1;
+    ws_status st = ws_device_create(&dc, &d);
+    WT_CHECK(st == WS_ECONFIG_ENUM || st == WS_EINVAL, "device backend 9: got %s",
+             ws_status_name(st));
+    WT_CHECK(d == NULL, "device backend 9: *out not NULL");
+    ws_backend_kind k;
+    WT_EXPECT_STATUS(ws_backend_parse("nosuch", &k), WS_EINVAL, NULL, "ws_backend_parse(nosuch)");
+    WT_EXPECT_STATUS(ws_backend_parse(NULL, &k), WS_EINVAL, NULL, "ws_backend_parse(NULL)");
+    WT_OK(ws_backend_parse("cuda", &k), NULL, "ws_backend_parse(cuda)");
+    WT_CHECK(k == WS_BACKEND_CUDA, "ws_backend_parse(cuda) gave %d", (int)k);
+    WT_CHECK(ws_backend_compiled(WS_BACKEND_CPU), "the CPU backend is always compiled");
+    WT_CHECK(!ws_backend_compiled((ws_backend_kind)9), "backend 9 compiled?");
+  }
+
+  /* malformed coroutine descriptions */
+  {
+    ws_coroutine_desc co = t_basic_coroutine;
+    co.name = NULL;
+    expect_rejected(&co, &base, WS_ECONFIG_COROUTINE, "coroutine without a name", NULL);
+    co = t_basic_coroutine;
+    co.modules = NULL;
+    expect_rejected(&co, &base, WS_ECONFIG_COROUTINE, "coroutine without modules", NULL);
+    co = t_basic_coroutine;
+    co.frame = NULL;
+    expect_rejected(&co, &base, WS_ECONFIG_COROUTINE, "coroutine without a frame", NULL);
+    co = t_basic_coroutine;
+    co.continuation_count = 0;
+    expect_rejected(&co, &base, WS_ECONFIG_COROUTINE, "coroutine without continuations", NULL);
+    co = t_basic_coroutine;
+    co.continuation_names = NULL;
+    expect_rejected(&co, &base, WS_ECONFIG_COROUTINE, "continuation names NULL", NULL);
+    ws_frame_desc big = *t_basic_coroutine.frame;
+    big.field_count = WS_MAX_FRAME_FIELDS + 1;
+    co = t_basic_coroutine;
+    co.frame = &big;
+    expect_rejected(&co, &base, WS_ECONFIG_COROUTINE, "frame with too many fields", "33");
+    co = t_basic_coroutine;
+    co.name = "no_such_coroutine";
+    expect_rejected(&co, &base, WS_ENOKERNEL, "coroutine not in the module", "no_such_coroutine");
+  }
+}
+
+/* ------------------------------------------------------------ NULL arguments */
+
+static void test_null_args(void **state) {
+  (void)state;
+  ws_scheduler_config cfg = wt_config(NULL, 64);
+  ws_scheduler *s = (ws_scheduler *)(uintptr_t)1;
+  WT_EXPECT_STATUS(ws_scheduler_create(NULL, &t_basic_coroutine, &cfg, &s), WS_EINVAL, NULL,
+                   "ws_scheduler_create(dev NULL)");
+  WT_CHECK(s == NULL, "ws_scheduler_create(dev NULL) left *out set");
+  s = (ws_scheduler *)(uintptr_t)1;
+  WT_EXPECT_STATUS(ws_scheduler_create(wt_dev, NULL, &cfg, &s), WS_EINVAL, NULL,
+                   "ws_scheduler_create(coroutine NULL)");
+  WT_CHECK(s == NULL, "ws_scheduler_create(coroutine NULL) left *out set");
+  WT_EXPECT_STATUS(ws_scheduler_create(wt_dev, &t_basic_coroutine, &cfg, NULL), WS_EINVAL, NULL,
+                   "ws_scheduler_create(out NULL)");
+  WT_EXPECT_STATUS(ws_scheduler_dispatch(NULL, 1, NULL, 0), WS_EINVAL, NULL,
+                   "ws_scheduler_dispatch(NULL)");
+  WT_EXPECT_STATUS(ws_device_create(NULL, NULL), WS_EINVAL, NULL, "ws_device_create(out NULL)");
+  WT_EXPECT_STATUS(ws_scheduler_node_stats(NULL, 0, NULL), WS_EINVAL, NULL,
+                   "ws_scheduler_node_stats(NULL)");
+  WT_EXPECT_STATUS(ws_buffer_create(NULL, 16, NULL), WS_EINVAL, NULL, "ws_buffer_create(NULL)");
+  ws_kernel k;
+  WT_EXPECT_STATUS(ws_kernel_find(wt_dev, NULL, "t_basic", &k), WS_EINVAL, NULL,
+                   "ws_kernel_find(modules NULL)");
+  WT_EXPECT_STATUS(ws_kernel_find(wt_dev, &t_basic_modules, "nosuch", &k), WS_ENOKERNEL, NULL,
+                   "ws_kernel_find(nosuch)");
+  WT_CHECK(ws_scheduler_node_count(NULL) == 0, "node count of NULL");
+  WT_CHECK(ws_scheduler_last_error(NULL) != NULL, "last error of NULL must be a string");
+  ws_scheduler_destroy(NULL);
+  ws_device_destroy(NULL);
+  ws_buffer_destroy(NULL);
+  ws_readback_destroy(NULL);
+  ws_scheduler *ok = wt_scheduler(&t_basic_coroutine, &cfg);
+  ws_node_stats ns;
+  WT_EXPECT_STATUS(ws_scheduler_node_stats(ok, 0, NULL), WS_EINVAL, ok, "node stats into NULL");
+  WT_EXPECT_STATUS(ws_scheduler_node_stats(ok, 4, &ns), WS_EINVAL, ok, "node stats of node 4");
+  WT_EXPECT_STATUS(ws_scheduler_aux_stats(ok, 0, &ns), WS_EINVAL, ok, "aux stats without aux work");
+}
+
+/* ------------------------------------------------------------ dispatch arguments */
+
+static void test_dispatch_args(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  ws_scheduler_config cfg = wt_config(c, 64);
+  ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+  basic_run r;
+  basic_init(&r, 100);
+  char want_size[32];
+  snprintf(want_size, sizeof want_size, "%zu", sizeof(t_basic_args));
+  static const size_t wrong[] = {0, 8, sizeof(t_basic_args) - 8, sizeof(t_basic_args) + 8};
+  for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
+    char ctx[96], got[32];
+    snprintf(ctx, sizeof ctx, "%s: dispatch with args_size %zu", c->name, wrong[i]);
+    snprintf(got, sizeof got, "%zu", wrong[i]);
+    WT_EXPECT_STATUS(ws_scheduler_dispatch(s, 100, &r.args, wrong[i]), WS_EINVAL, s, ctx);
+    const char *msg = ws_scheduler_last_error(s);
+    WT_CHECK(strstr(msg, got) && strstr(msg, want_size) && strstr(msg, "t_basic"),
+             "%s: the message should name the scheduler and both sizes (%s, %s): '%s'", ctx, got,
+             want_size, msg);
+  }
+  WT_EXPECT_STATUS(ws_scheduler_dispatch(s, 100, NULL, sizeof(t_basic_args)), WS_EINVAL, s,
+                   "dispatch with NULL args");
+  basic_read(&r);
+  for (uint32_t i = 0; i < 100; ++i)
+    WT_CHECK(r.h_entry[i] == 0, "%s: a rejected dispatch ran item %u", c->name, i);
+  WT_OK(basic_dispatch(s, &r, 100), s, "dispatch after rejected ones");
+  WT_CHECK(ws_scheduler_last_error(s)[0] == '\0',
+           "%s: a successful dispatch keeps the old message '%s'", c->name,
+           ws_scheduler_last_error(s));
+  basic_check(&r, 100, c->name);
+}
+
+/* ------------------------------------------------------------ invalid transitions */
+
+static void bad_transition(const wt_combo *c, bool mega) {
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "%s%s: continuation returns index %d of 2", c->name,
+           mega ? " megakernel" : "", T_BAD_OUT_OF_RANGE);
+  ws_scheduler_config cfg = wt_config(c, 16);
+  if (mega)
+    cfg.kind = WS_SCHEDULER_MEGAKERNEL;
+  ws_scheduler *s = wt_scheduler(&t_bad_coroutine, &cfg);
+  ws_buffer *runs = wt_buffer(4);
+  t_bad_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = 0;
+  a.bad_id = 37;
+  a.runs = ws_buffer_address(runs);
+  ws_status st = ws_scheduler_dispatch(s, 100, &a, sizeof a);
+  WT_CHECK(st != WS_OK, "%s: the dispatch succeeded", ctx);
+  WT_CHECK(st == WS_EPROTO_INTERNAL, "%s: %s (%s), expected WS_EPROTO_INTERNAL", ctx,
+           ws_status_name(st), ws_scheduler_last_error(s));
+  const char *msg = ws_scheduler_last_error(s);
+  WT_CHECK(strstr(msg, "t_bad") && strstr(msg, "1..2"),
+           "%s: the message should name the scheduler and the range 1..2: '%s'", ctx, msg);
+  /* usable afterwards */
+  a.bad_id = UINT32_MAX;
+  wt_zero(runs);
+  WT_OK(ws_scheduler_dispatch(s, 100, &a, sizeof a), s, "dispatch after the invalid transition");
+  uint32_t h = 0;
+  wt_read(runs, &h, 4);
+  WT_CHECK(h == 100, "%s: %u runs of \"x\" after recovery, expected 100", ctx, h);
+}
+
+static void test_bad_transition(void **state) {
+  bad_transition(wt_state_combo(state), false);
+  bad_transition(wt_state_combo(state), true);
+}
+
+/* ------------------------------------------------------------ iteration limit */
+
+static void test_iteration_limit(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  char ctx[160];
+  /* a coroutine that never terminates */
+  {
+    ws_scheduler_config cfg = wt_config(c, 16);
+    cfg.iteration_limit = 57;
+    ws_scheduler *s = wt_scheduler(&t_bad_coroutine, &cfg);
+    ws_buffer *runs = wt_buffer(4);
+    t_bad_args a;
+    memset(&a, 0, sizeof a);
+    a.mode = 1;
+    a.runs = ws_buffer_address(runs);
+    snprintf(ctx, sizeof ctx, "%s: endless self-loop, limit 57", c->name);
+    WT_EXPECT_STATUS(ws_scheduler_dispatch(s, 40, &a, sizeof a), WS_EITERATION_LIMIT, s, ctx);
+    const char *msg = ws_scheduler_last_error(s);
+    WT_CHECK(strstr(msg, "57") && strstr(msg, "t_bad"),
+             "%s: the message should name the scheduler and the limit: '%s'", ctx, msg);
+    ws_dispatch_stats d;
+    ws_scheduler_dispatch_stats(s, &d);
+    WT_CHECK(d.iteration_count <= 57, "%s: %" PRIu64 " iterations ran", ctx, d.iteration_count);
+  }
+  /* a finite workload over a limit too small, then one within it */
+  {
+    ws_scheduler_config cfg = wt_config(c, 64);
+    cfg.iteration_limit = 3;
+    ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+    basic_run r;
+    basic_init(&r, 257);
+    snprintf(ctx, sizeof ctx, "%s: t_basic N=257, limit 3", c->name);
+    WT_EXPECT_STATUS(basic_dispatch(s, &r, 257), WS_EITERATION_LIMIT, s, ctx);
+    WT_CHECK(strstr(ws_scheduler_last_error(s), "3") != NULL, "%s: message '%s'", ctx,
+             ws_scheduler_last_error(s));
+    /* item 0 has no steps: refill, finish. The aborted dispatch left frames
+     * behind; the prologue must clear them. */
+    basic_reset(&r);
+    snprintf(ctx, sizeof ctx, "%s: t_basic N=1 after an aborted dispatch, limit 3", c->name);
+    WT_OK(basic_dispatch(s, &r, 1), s, ctx);
+    basic_check(&r, 1, ctx);
+  }
+}
+
+/* The limit is inclusive: a dispatch needing exactly `limit` iterations
+ * (iteration_count of a run without limit) succeeds, one fewer fails.
+ * Fork/join: greedy 4 (refill, even, odd, join), all-queues 3. */
+static void test_iteration_limit_exact(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  char ctx[160];
+  {
+    const uint64_t need = c->greedy ? 4 : 3;
+    ws_buffer *out = wt_buffer(64 * 4);
+    t_forkjoin_args a = {ws_buffer_address(out)};
+    ws_scheduler_config cfg = wt_config(c, 64);
+    cfg.iteration_limit = need - 1;
+    ws_scheduler *s = wt_scheduler(&t_forkjoin_coroutine, &cfg);
+    snprintf(ctx, sizeof ctx, "%s: fork/join needs %" PRIu64 " iterations, limit %" PRIu64, c->name,
+             need, need - 1);
+    WT_EXPECT_STATUS(ws_scheduler_dispatch(s, 64, &a, sizeof a), WS_EITERATION_LIMIT, s, ctx);
+    cfg.iteration_limit = need;
+    s = wt_scheduler(&t_forkjoin_coroutine, &cfg);
+    snprintf(ctx, sizeof ctx, "%s: fork/join needs %" PRIu64 " iterations, limit %" PRIu64, c->name,
+             need, need);
+    WT_OK(ws_scheduler_dispatch(s, 64, &a, sizeof a), s, ctx);
+    ws_dispatch_stats d;
+    ws_scheduler_dispatch_stats(s, &d);
+    WT_CHECK(d.iteration_count == need, "%s: %" PRIu64 " iterations", ctx, d.iteration_count);
+  }
+}
+
+/* ------------------------------------------------------------ names */
+
+static void test_continuation_index(void **state) {
+  (void)state;
+  ws_scheduler_config cfg = wt_config(NULL, 8);
+  ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+  WT_CHECK(ws_scheduler_continuation_index(s, "loop") == T_BASIC_LOOP &&
+               ws_scheduler_continuation_index(s, "alt") == T_BASIC_ALT &&
+               ws_scheduler_continuation_index(s, "finish") == T_BASIC_FINISH,
+           "continuation indices wrong");
+  WT_CHECK(ws_scheduler_continuation_index(s, "nosuch") == 0 &&
+               ws_scheduler_continuation_index(s, "<entry>") == 0 &&
+               ws_scheduler_continuation_index(s, "") == 0 &&
+               ws_scheduler_continuation_index(s, NULL) == 0 &&
+               ws_scheduler_continuation_index(NULL, "loop") == 0,
+           "unknown continuation names must give 0");
+}
+
+int main(int argc, char **argv) {
+  const wt_need needs[] = {
+      {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_forkjoin"}, {&t_sched_modules, "t_bad"}};
+  wt_init(argc, argv, needs, 3);
+  wt_add("status_table", test_status_table, NULL);
+  wt_add("bad_config", test_bad_config, NULL);
+  wt_add("null_args", test_null_args, NULL);
+  wt_add("continuation_index", test_continuation_index, NULL);
+  wt_add_per_combo("dispatch_args", test_dispatch_args);
+  wt_add_per_combo("bad_transition", test_bad_transition);
+  wt_add_per_combo("iteration_limit", test_iteration_limit);
+  /* a dispatch that needs exactly `limit` iterations succeeds */
+  wt_add_per_combo("iteration_limit_exact", test_iteration_limit_exact);
+  return wt_run("core_errors");
+}
