@@ -78,7 +78,8 @@ bool ws_invocation_index(out uint i) {
 /* ---- the launch record (include/wavesched/launch.h) ----
  * Offsets mirror struct ws_launch; launch.h and the Vulkan backend pin the
  * C side with _Static_asserts on the same numbers, and glslang rejects an
- * explicit offset that overlaps or misaligns a member. */
+ * explicit offset that misaligns a member (it does not catch overlaps: the
+ * C-side asserts do). */
 #define WS_LAYOUT_AOS 0u
 #define WS_LAYOUT_SOA 1u
 #define WS_LAUNCH_FUSED 1u

@@ -1,7 +1,8 @@
 /* Protocol tests of the auxiliary-work interface (SPEC §3.2-§3.6, §4):
  * single-stage clients, the §3.6 counterexample, admission arithmetic,
  * registration errors, protocol violations and partial admission.
- * Usage: aux_protocol --backend cpu|cuda|vulkan [cmocka filter]. */
+ * Usage: aux_protocol --backend cpu|cuda|vulkan [--filter PATTERN]
+ * (PATTERN: cmocka's test-name filter, e.g. "test_counterexample*"). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -596,8 +597,17 @@ static void test_partial_admission(void **unused) {
 
 int main(int argc, char **argv) {
   ws_backend_kind backend = WS_BACKEND_CPU;
-  if (argc >= 3 && strcmp(argv[1], "--backend") == 0 && ws_backend_parse(argv[2], &backend) != WS_OK)
-    return 2;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+      if (ws_backend_parse(argv[++i], &backend) != WS_OK)
+        return 2;
+    } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
+      cmocka_set_test_filter(argv[++i]);
+    } else {
+      fprintf(stderr, "usage: %s [--backend cpu|cuda|vulkan] [--filter PATTERN]\n", argv[0]);
+      return 2;
+    }
+  }
   int code = aux_open_device(backend, &g_dev);
   if (code != 0)
     return code;

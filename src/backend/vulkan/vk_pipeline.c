@@ -132,6 +132,14 @@ ws_status vk_pipelines_init(ws_device *dev) {
       [VK_QS_COMPACT_MOVE] = {ws_vk_shader_compact_move, &ws_vk_shader_compact_move_size,
                               "queue shader compact_move"},
   };
+  /* The user pipeline cache's array is made with the device, not at the
+   * first launch: launches then never change the number of live host
+   * allocations (growing past 16 entries replaces the array), which the
+   * tests' per-test leak check (ws_testing_live_allocations) relies on. */
+  vk->pipelines = ws_calloc(16, sizeof *vk->pipelines);
+  if (!vk->pipelines)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the pipeline cache");
+  vk->pipeline_cap = 16;
   VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_WS_PUSH_BYTES};
   VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                    .pushConstantRangeCount = 1,

@@ -1,0 +1,46 @@
+#version 460
+/* The protocol tests' main coroutine (tests/aux/proto.kern.h, pt_main) in
+ * GLSL: entry -> sparse_publish -> dense_publish -> main_after_publish. */
+#include "wavesched/kernel.glsl"
+#include "proto.glsl"
+
+#define PT_FIELDS(X) X(uint32_t, unused)
+WS_FRAME(pt_frame, PT_FIELDS)
+
+/* The argument block at ws_launch.args: the C struct pt_args. */
+WS_ARGS(pt_args_ref) { pt_args a; };
+
+#define PT_SPARSE 1u
+#define PT_DENSE 2u
+#define PT_AFTER 3u
+
+uint pt_entry(ws_item it, inout pt_frame f, pt_args_ref r) {
+  f.unused = 0u;
+  return PT_SPARSE;
+}
+
+uint pt_sparse(ws_item it, inout pt_frame f, pt_args_ref r) {
+  const pt_args a = r.a;
+  if (a.sparse_stage != PT_NONE && it.id % a.sparse_mod == 0u)
+    pt_publish(a, it.id, a.sparse_stage);
+  return PT_DENSE;
+}
+
+uint pt_dense(ws_item it, inout pt_frame f, pt_args_ref r) {
+  const pt_args a = r.a;
+  for (uint k = 0u; k < a.dense_copies; ++k)
+    pt_publish(a, it.id, a.dense_stage);
+  return PT_AFTER;
+}
+
+uint pt_after(ws_item it, inout pt_frame f, pt_args_ref r) {
+  ws_atomic_add_u32(WS_ADDR(uint32_t, r.a.done, it.id), 1u);
+  return WS_TERMINATE;
+}
+
+#define PT_CONTINUATIONS(X)                                                                \
+  X(PT_SPARSE, pt_sparse)                                                                  \
+  X(PT_DENSE, pt_dense)                                                                    \
+  X(PT_AFTER, pt_after)
+
+WS_COROUTINE(pt_main, pt_frame, pt_args_ref, pt_entry, PT_CONTINUATIONS)
