@@ -1,0 +1,665 @@
+/* wavesched path tracer — kernels: one source for the CPU and CUDA backends.
+ *
+ * Main path (a coroutine): entry = camera ray; "intersect" (closest hit);
+ * one shading continuation per material kind; next bounce or terminate.
+ * Next-event estimation: the diffuse and glossy shading continuations publish
+ * one shadow request each (bound b = 1) into a 3-stage ws_pool pipeline
+ * sample_light -> trace_shadow (self-loop through thin panes) -> accumulate,
+ * or, with nee_mode = PT_NEE_INLINE (the megakernel), run the very same stage
+ * functions inline.
+ *
+ * Floating point: only +, -, *, /, sqrt, fabs, fmin/fmax and copysign (all
+ * correctly rounded or exact on IEEE hardware); sin/cos are polynomials
+ * below. Built without FMA contraction (CMakeLists.txt), the arithmetic of an
+ * item does not depend on where (which kernel, which backend) it runs.
+ */
+#include <math.h>
+
+#include "pt.h"
+
+#define PT_PI 3.14159265358979323846f
+#define PT_INV_PI 0.31830988618379067154f
+#define PT_EPS 1e-4f  /* ray offset and minimum hit distance (scene is ~2 units) */
+#define PT_INF 1e30f
+
+/* Validation switch (docs/pathtracer.md): 0 = MIS of light sampling and BSDF
+ * sampling (the renderer); 1 = light sampling only; 2 = BSDF sampling only.
+ * The three must agree in expectation (2 needs one more vertex). */
+#ifndef PT_STRATEGY
+#define PT_STRATEGY 0
+#endif
+
+/* ---- random numbers: a pure function of (seed, pixel, sample, bounce, dim) ---- */
+enum {
+  PT_DIM_LIGHT_U = 0,
+  PT_DIM_LIGHT_V = 1,
+  PT_DIM_BSDF_U = 2,
+  PT_DIM_BSDF_V = 3,
+  PT_DIM_LOBE = 4, /* dielectric: reflect or transmit */
+  PT_DIM_RR = 5,   /* Russian roulette */
+  PT_DIM_CAM_X = 6,
+  PT_DIM_CAM_Y = 7,
+  PT_DIMS = 8
+};
+
+/* lowbias32 (Wellons): a bijective 32-bit mixer */
+WS_DEVICE static inline uint32_t pt_mix(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+WS_DEVICE static inline float pt_rand(uint32_t seed, uint32_t pixel, uint32_t sample,
+                                      uint32_t bounce, uint32_t dim) {
+  uint32_t h = pt_mix(seed ^ 0x9e3779b9u);
+  h = pt_mix(h ^ pixel);
+  h = pt_mix(h ^ sample);
+  h = pt_mix(h ^ (bounce * PT_DIMS + dim));
+  return (float)(h >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+}
+
+/* ---- vectors ---- */
+WS_DEVICE static inline pt_vec3 v3(float x, float y, float z) {
+  pt_vec3 r;
+  r.x = x;
+  r.y = y;
+  r.z = z;
+  return r;
+}
+WS_DEVICE static inline pt_vec3 v_add(pt_vec3 a, pt_vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+WS_DEVICE static inline pt_vec3 v_sub(pt_vec3 a, pt_vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+WS_DEVICE static inline pt_vec3 v_mul(pt_vec3 a, pt_vec3 b) { return v3(a.x * b.x, a.y * b.y, a.z * b.z); }
+WS_DEVICE static inline pt_vec3 v_scale(pt_vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
+WS_DEVICE static inline pt_vec3 v_neg(pt_vec3 a) { return v3(-a.x, -a.y, -a.z); }
+WS_DEVICE static inline float v_dot(pt_vec3 a, pt_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+WS_DEVICE static inline pt_vec3 v_cross(pt_vec3 a, pt_vec3 b) {
+  return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+WS_DEVICE static inline pt_vec3 v_norm(pt_vec3 a) { return v_scale(a, 1.0f / sqrtf(v_dot(a, a))); }
+WS_DEVICE static inline pt_vec3 v_madd(pt_vec3 a, pt_vec3 b, float s) { /* a + b*s */
+  return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
+}
+WS_DEVICE static inline float v_max(pt_vec3 a) { return fmaxf(a.x, fmaxf(a.y, a.z)); }
+WS_DEVICE static inline int v_zero(pt_vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
+
+/* sin and cos of 2*pi*u, u in [0, 1), from +, -, *, / only (Cephes sinf/cosf
+ * polynomials on [-pi/4, pi/4], |error| < 2e-7): no libm, so the result is the
+ * same bit pattern on every IEEE backend. */
+WS_DEVICE static inline void pt_sincos_2pi(float u, float *s, float *c) {
+  const float t = u * 4.0f;
+  uint32_t q = (uint32_t)t;
+  if (q > 3u)
+    q = 3u;
+  const float x = (t - (float)q - 0.5f) * (0.5f * PT_PI); /* angle = q*pi/2 + pi/4 + x */
+  const float z = x * x;
+  const float sx = x + x * z * (-1.6666654611e-1f + z * (8.3321608736e-3f + z * -1.9515295891e-4f));
+  const float cx = 1.0f - 0.5f * z +
+                   z * z * (4.166664568298827e-2f + z * (-1.388731625493765e-3f + z * 2.443315711809948e-5f));
+  const float h = 0.70710678118654752f; /* sin(pi/4) */
+  const float s0 = h * (cx + sx), c0 = h * (cx - sx);
+  switch (q) {
+  case 0:
+    *s = s0;
+    *c = c0;
+    break;
+  case 1:
+    *s = c0;
+    *c = -s0;
+    break;
+  case 2:
+    *s = -s0;
+    *c = -c0;
+    break;
+  default:
+    *s = -c0;
+    *c = s0;
+    break;
+  }
+}
+
+/* Orthonormal basis around unit n (Duff et al. 2017) */
+WS_DEVICE static inline void pt_basis(pt_vec3 n, pt_vec3 *t, pt_vec3 *b) {
+  const float sign = copysignf(1.0f, n.z);
+  const float a = -1.0f / (sign + n.z);
+  const float bb = n.x * n.y * a;
+  *t = v3(1.0f + sign * n.x * n.x * a, sign * bb, -sign * n.x);
+  *b = v3(bb, sign + n.y * n.y * a, -n.y);
+}
+
+WS_DEVICE static inline pt_vec3 pt_to_world(pt_vec3 n, float lx, float ly, float lz) {
+  pt_vec3 t, b;
+  pt_basis(n, &t, &b);
+  return v_add(v_add(v_scale(t, lx), v_scale(b, ly)), v_scale(n, lz));
+}
+
+/* ---- scene queries ---- */
+WS_DEVICE static inline const pt_scene *pt_scene_of(const pt_args *a) {
+  return WS_PTR(const pt_scene, a->scene);
+}
+WS_DEVICE static inline const pt_prim *pt_prims(const pt_scene *sc) {
+  return WS_PTR(const pt_prim, sc->prims);
+}
+WS_DEVICE static inline const pt_material *pt_material_of(const pt_scene *sc, uint32_t prim) {
+  return &WS_PTR(const pt_material, sc->materials)[pt_prims(sc)[prim].material];
+}
+
+/* Distance along unit d to prim `p` within (tmin, tmax), or PT_INF. */
+WS_DEVICE static inline float pt_prim_hit(const pt_prim *p, pt_vec3 o, pt_vec3 d, float tmin,
+                                          float tmax) {
+  if (p->kind == PT_PRIM_SPHERE) {
+    const pt_vec3 oc = v_sub(o, p->p);
+    const float b = v_dot(oc, d);
+    const float c = v_dot(oc, oc) - p->r * p->r;
+    const float disc = b * b - c;
+    if (disc < 0.0f)
+      return PT_INF;
+    const float sq = sqrtf(disc);
+    float t = -b - sq;
+    if (t <= tmin)
+      t = -b + sq;
+    return (t > tmin && t < tmax) ? t : PT_INF;
+  }
+  const float den = v_dot(p->n, d);
+  if (fabsf(den) < 1e-9f)
+    return PT_INF;
+  const float t = v_dot(p->n, v_sub(p->p, o)) / den;
+  if (!(t > tmin && t < tmax))
+    return PT_INF;
+  const pt_vec3 q = v_sub(v_madd(o, d, t), p->p);
+  const float s = v_dot(q, p->u) / v_dot(p->u, p->u); /* quads are rectangles: u _|_ v */
+  const float r = v_dot(q, p->v) / v_dot(p->v, p->v);
+  return (s >= 0.0f && s <= 1.0f && r >= 0.0f && r <= 1.0f) ? t : PT_INF;
+}
+
+/* Closest hit over the scene, skipping prim `skip` (PT_NO_HIT: none). */
+WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
+                                            uint32_t skip, float *t_out) {
+  const pt_prim *prims = pt_prims(sc);
+  uint32_t best = PT_NO_HIT;
+  float bt = tmax;
+  for (uint32_t i = 0; i < sc->prim_count; ++i) {
+    if (i == skip)
+      continue;
+    const float t = pt_prim_hit(&prims[i], o, d, PT_EPS, bt);
+    if (t < bt) {
+      bt = t;
+      best = i;
+    }
+  }
+  *t_out = bt;
+  return best;
+}
+
+/* Geometric unit normal of prim at point x (outward for spheres). */
+WS_DEVICE static inline pt_vec3 pt_normal(const pt_prim *p, pt_vec3 x) {
+  if (p->kind == PT_PRIM_SPHERE)
+    return v_scale(v_sub(x, p->p), 1.0f / p->r);
+  return p->n;
+}
+
+/* ---- materials ---- */
+
+/* Unpolarized Fresnel reflectance of a smooth interface; eta = n_i / n_t,
+ * cos_i > 0. Total internal reflection gives 1. *cos_t receives cos of the
+ * transmitted angle. */
+WS_DEVICE static inline float pt_fresnel(float cos_i, float eta, float *cos_t) {
+  const float sin2_t = eta * eta * (1.0f - cos_i * cos_i);
+  if (sin2_t >= 1.0f) {
+    *cos_t = 0.0f;
+    return 1.0f;
+  }
+  const float ct = sqrtf(1.0f - sin2_t);
+  const float rs = (eta * cos_i - ct) / (eta * cos_i + ct);
+  const float rp = (cos_i - eta * ct) / (cos_i + eta * ct);
+  *cos_t = ct;
+  return 0.5f * (rs * rs + rp * rp);
+}
+
+/* A thin pane (two parallel interfaces, multiple reflections summed):
+ * reflectance 2R / (1 + R); the rest passes straight through, tinted. */
+WS_DEVICE static inline float pt_thin_reflectance(const pt_material *m, float cos_i) {
+  float ct;
+  const float r = pt_fresnel(cos_i, 1.0f / m->ior, &ct);
+  return 2.0f * r / (1.0f + r);
+}
+
+WS_DEVICE static inline float pt_ggx_d(float alpha2, float cos_h) {
+  const float k = cos_h * cos_h * (alpha2 - 1.0f) + 1.0f;
+  return alpha2 / (PT_PI * k * k);
+}
+WS_DEVICE static inline float pt_ggx_g1(float alpha2, float c) {
+  return 2.0f * c / (c + sqrtf(alpha2 + (1.0f - alpha2) * c * c));
+}
+WS_DEVICE static inline pt_vec3 pt_schlick(pt_vec3 f0, float c) {
+  const float m = 1.0f - c;
+  const float m5 = m * m * m * m * m;
+  return v3(f0.x + (1.0f - f0.x) * m5, f0.y + (1.0f - f0.y) * m5, f0.z + (1.0f - f0.z) * m5);
+}
+
+/* BSDF value f(wo, wi) and pdf of sampling wi (solid angle), for the
+ * non-delta materials (diffuse, glossy). n faces wo. */
+WS_DEVICE static inline pt_vec3 pt_bsdf_eval(const pt_material *m, pt_vec3 n, pt_vec3 wo,
+                                             pt_vec3 wi, float *pdf) {
+  const float cos_i = v_dot(n, wi), cos_o = v_dot(n, wo);
+  *pdf = 0.0f;
+  if (cos_i <= 0.0f || cos_o <= 0.0f)
+    return v3(0.0f, 0.0f, 0.0f);
+  if (m->kind == PT_MAT_DIFFUSE) {
+    *pdf = cos_i * PT_INV_PI;
+    return v_scale(m->albedo, PT_INV_PI);
+  }
+  const float alpha2 = m->alpha * m->alpha;
+  const pt_vec3 h = v_norm(v_add(wo, wi));
+  const float cos_h = v_dot(n, h), oh = v_dot(wo, h);
+  if (cos_h <= 0.0f || oh <= 0.0f)
+    return v3(0.0f, 0.0f, 0.0f);
+  const float d = pt_ggx_d(alpha2, cos_h);
+  const float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
+  *pdf = d * cos_h / (4.0f * oh);
+  return v_scale(pt_schlick(m->albedo, oh), d * g / (4.0f * cos_o * cos_i));
+}
+
+/* ---- item keys ---- */
+WS_DEVICE static inline void pt_keys(const pt_args *a, uint32_t id, uint32_t *pixel,
+                                     uint32_t *sample) {
+  *pixel = id / a->batch_spp;
+  *sample = a->sample_base + id % a->batch_spp;
+}
+
+WS_DEVICE static inline void pt_count(const pt_args *a, uint32_t which) {
+  if (a->counters)
+    ws_atomic_add_u32(WS_PTR(uint32_t, a->counters) + which, 1u);
+}
+
+/* ======================================================================
+ * Next-event estimation: the three stages, as functions on one payload.
+ * The stage kernels and the inline path (megakernel) call exactly these.
+ * ====================================================================== */
+
+/* sample_light: a point on the light, the unoccluded MIS-weighted
+ * contribution, the shadow segment. -> trace_shadow, or done if zero. */
+WS_DEVICE static uint32_t pt_sample_light(const pt_args *a, pt_shadow *s) {
+  const pt_scene *sc = pt_scene_of(a);
+  const pt_light *L = &sc->light;
+  const float u = pt_rand(a->seed, s->pixel, s->sample, s->bounce, PT_DIM_LIGHT_U);
+  const float v = pt_rand(a->seed, s->pixel, s->sample, s->bounce, PT_DIM_LIGHT_V);
+  const pt_vec3 lp = v_madd(v_madd(L->p, L->u, u), L->v, v);
+  pt_vec3 wi = v_sub(lp, s->pos);
+  const float dist2 = v_dot(wi, wi);
+  const float dist = sqrtf(dist2);
+  wi = v_scale(wi, 1.0f / dist);
+  const float cos_s = v_dot(s->nrm, wi);
+  const float cos_l = -v_dot(L->n, wi);
+  if (cos_s <= 0.0f || cos_l <= 0.0f) {
+    pt_count(a, PT_CTR_REJECTED);
+    return PT_STAGE_DONE;
+  }
+  const float pdf_l = dist2 / (cos_l * L->area);
+  float pdf_b;
+  const pt_material *m = &WS_PTR(const pt_material, sc->materials)[s->material];
+  const pt_vec3 f = pt_bsdf_eval(m, s->nrm, s->wo, wi, &pdf_b);
+  if (v_zero(f)) {
+    pt_count(a, PT_CTR_REJECTED);
+    return PT_STAGE_DONE;
+  }
+  float w = s->last ? 1.0f : pdf_l * pdf_l / (pdf_l * pdf_l + pdf_b * pdf_b);
+#if PT_STRATEGY == 1
+  w = 1.0f;
+#elif PT_STRATEGY == 2
+  pt_count(a, PT_CTR_REJECTED);
+  return PT_STAGE_DONE;
+#endif
+  s->contrib = v_scale(v_mul(v_mul(s->contrib, f), L->emission), cos_s * w / pdf_l);
+  s->pos = v_madd(s->pos, s->nrm, PT_EPS);
+  s->wo = wi;
+  s->tmax = dist - 2.0f * PT_EPS;
+  s->steps = 0;
+  return PT_STAGE_TRACE_SHADOW;
+}
+
+/* trace_shadow: the first occluder on the segment. None -> accumulate; a
+ * thin pane -> attenuate, step past it, trace again (self-loop, at most
+ * PT_MAX_SHADOW_STEPS times); anything else -> occluded, done. */
+WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
+  const pt_scene *sc = pt_scene_of(a);
+  float t;
+  const uint32_t hit = pt_closest(sc, s->pos, s->wo, s->tmax, sc->light.prim, &t);
+  if (hit == PT_NO_HIT) {
+    pt_count(a, PT_CTR_UNOCCLUDED);
+    return PT_STAGE_ACCUMULATE;
+  }
+  const pt_material *m = pt_material_of(sc, hit);
+  if (m->kind != PT_MAT_DIELECTRIC || !m->thin || s->steps >= PT_MAX_SHADOW_STEPS) {
+    pt_count(a, PT_CTR_OCCLUDED);
+    return PT_STAGE_DONE;
+  }
+  pt_count(a, PT_CTR_PANE);
+  const pt_vec3 n = pt_normal(&pt_prims(sc)[hit], v_madd(s->pos, s->wo, t));
+  const float tr = 1.0f - pt_thin_reflectance(m, fabsf(v_dot(n, s->wo)));
+  s->contrib = v_scale(v_mul(s->contrib, m->albedo), tr);
+  s->pos = v_madd(s->pos, s->wo, t);
+  s->tmax -= t;
+  s->steps += 1u;
+  return PT_STAGE_TRACE_SHADOW;
+}
+
+/* accumulate: the contribution goes to this (item, bounce) slot — a plain
+ * store: each slot has exactly one writer, so the order of shadow rays never
+ * matters. */
+WS_DEVICE static uint32_t pt_accumulate(const pt_args *a, pt_shadow *s) {
+  float *slot = WS_PTR(float, a->nee) + ((uint64_t)s->item * a->max_depth + s->bounce) * 3u;
+  slot[0] = s->contrib.x;
+  slot[1] = s->contrib.y;
+  slot[2] = s->contrib.z;
+  return PT_STAGE_DONE;
+}
+
+WS_DEVICE static uint32_t pt_stage_step(const pt_args *a, pt_shadow *s, uint32_t stage) {
+  switch (stage) {
+  case PT_STAGE_SAMPLE_LIGHT:
+    return pt_sample_light(a, s);
+  case PT_STAGE_TRACE_SHADOW:
+    return pt_trace_shadow(a, s);
+  case PT_STAGE_ACCUMULATE:
+    return pt_accumulate(a, s);
+  default:
+    return PT_STAGE_DONE;
+  }
+}
+
+/* A shadow request from a diffuse or glossy vertex: published into the pool
+ * (wavefront, bound b = 1: exactly one publication per run), or evaluated on
+ * the spot through the same stage functions (inline / megakernel). */
+WS_DEVICE static void pt_request_shadow(const ws_item *it, const pt_frame *f, const pt_args *a,
+                                        pt_vec3 pos, pt_vec3 n, uint32_t material) {
+  pt_shadow s;
+  memset(&s, 0, sizeof s);
+  s.pos = pos;
+  s.nrm = n;
+  s.wo = v_neg(f->dir);
+  s.contrib = f->beta;
+  s.item = it->id;
+  pt_keys(a, it->id, &s.pixel, &s.sample);
+  s.bounce = f->depth;
+  s.material = material;
+  s.last = f->depth + 1u >= a->max_depth;
+  if (a->nee_mode == PT_NEE_INLINE) {
+    uint32_t stage = PT_STAGE_SAMPLE_LIGHT;
+    while (stage != PT_STAGE_DONE)
+      stage = pt_stage_step(a, &s, stage);
+    return;
+  }
+  const uint32_t slot = ws_pool_publish(&a->pool, PT_STAGE_SAMPLE_LIGHT);
+  if (slot != WS_POOL_NONE) /* else the pool counted an error; the host reports it */
+    *(pt_shadow *)ws_pool_payload(&a->pool, slot) = s;
+}
+
+/* ======================================================================
+ * The main path
+ * ====================================================================== */
+
+WS_DEVICE static uint32_t pt_finish(const ws_item *it, const pt_frame *f, const pt_args *a) {
+  float *out = WS_PTR(float, a->radiance) + (uint64_t)it->id * 3u;
+  out[0] = f->rad.x;
+  out[1] = f->rad.y;
+  out[2] = f->rad.z;
+  return WS_TERMINATE;
+}
+
+/* After scattering at vertex f->depth: next bounce, or terminate (depth
+ * limit, Russian roulette keyed by this vertex). */
+WS_DEVICE static uint32_t pt_next_bounce(const ws_item *it, pt_frame *f, const pt_args *a,
+                                         uint32_t pixel, uint32_t sample) {
+  const uint32_t vertex = f->depth;
+  f->depth = vertex + 1u;
+  if (f->depth >= a->max_depth || v_zero(f->beta))
+    return pt_finish(it, f, a);
+  if (f->depth >= a->rr_depth) {
+    const float q = fminf(v_max(f->beta), 0.95f);
+    if (pt_rand(a->seed, pixel, sample, vertex, PT_DIM_RR) >= q)
+      return pt_finish(it, f, a);
+    f->beta = v_scale(f->beta, 1.0f / q);
+  }
+  return PT_INTERSECT;
+}
+
+/* entry: the camera ray of item id = pixel * batch_spp + s */
+WS_DEVICE static uint32_t pt_generate(const ws_item *it, pt_frame *f, const pt_args *a) {
+  const pt_camera *cam = &pt_scene_of(a)->camera;
+  uint32_t pixel, sample;
+  pt_keys(a, it->id, &pixel, &sample);
+  const uint32_t px = pixel % a->width, py = pixel / a->width;
+  const float jx = pt_rand(a->seed, pixel, sample, 0, PT_DIM_CAM_X);
+  const float jy = pt_rand(a->seed, pixel, sample, 0, PT_DIM_CAM_Y);
+  const float u = ((float)px + jx) / (float)a->width;
+  const float v = 1.0f - ((float)py + jy) / (float)a->height;
+  const pt_vec3 target = v_madd(v_madd(cam->lower_left, cam->horizontal, u), cam->vertical, v);
+  f->org = cam->eye;
+  f->dir = v_norm(v_sub(target, cam->eye));
+  f->beta = v3(1.0f, 1.0f, 1.0f);
+  f->rad = v3(0.0f, 0.0f, 0.0f);
+  f->prev_pos = cam->eye;
+  f->prev_pdf = 0.0f;
+  f->hit_t = 0.0f;
+  f->hit_prim = PT_NO_HIT;
+  f->depth = 0;
+  return PT_INTERSECT;
+}
+
+/* intersect: closest hit; the material kind picks the shading queue */
+WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_args *a) {
+  (void)it;
+  const pt_scene *sc = pt_scene_of(a);
+  float t;
+  f->hit_prim = pt_closest(sc, f->org, f->dir, PT_INF, PT_NO_HIT, &t);
+  f->hit_t = t;
+  if (f->hit_prim == PT_NO_HIT)
+    return PT_SHADE_EMISSIVE;
+  switch (pt_material_of(sc, f->hit_prim)->kind) {
+  case PT_MAT_DIFFUSE:
+    return PT_SHADE_DIFFUSE;
+  case PT_MAT_GLOSSY:
+    return PT_SHADE_GLOSSY;
+  case PT_MAT_DIELECTRIC:
+    return PT_SHADE_DIELECTRIC;
+  default:
+    return PT_SHADE_EMISSIVE;
+  }
+}
+
+/* Hit point and the geometric normal facing the incoming ray. */
+WS_DEVICE static inline void pt_hit_frame(const pt_scene *sc, const pt_frame *f, pt_vec3 *pos,
+                                          pt_vec3 *n) {
+  *pos = v_madd(f->org, f->dir, f->hit_t);
+  *n = pt_normal(&pt_prims(sc)[f->hit_prim], *pos);
+  if (v_dot(*n, f->dir) > 0.0f)
+    *n = v_neg(*n);
+}
+
+WS_DEVICE static uint32_t pt_shade_diffuse(const ws_item *it, pt_frame *f, const pt_args *a) {
+  const pt_scene *sc = pt_scene_of(a);
+  const pt_material *m = pt_material_of(sc, f->hit_prim);
+  pt_vec3 pos, n;
+  pt_hit_frame(sc, f, &pos, &n);
+  pt_request_shadow(it, f, a, pos, n, pt_prims(sc)[f->hit_prim].material);
+  uint32_t pixel, sample;
+  pt_keys(a, it->id, &pixel, &sample);
+  /* cosine-weighted hemisphere: f cos / pdf = albedo */
+  const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
+  const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
+  const float r = sqrtf(u1);
+  float sn, cs;
+  pt_sincos_2pi(u2, &sn, &cs);
+  const float cz = sqrtf(fmaxf(0.0f, 1.0f - u1));
+  f->dir = v_norm(pt_to_world(n, r * cs, r * sn, cz));
+  f->org = v_madd(pos, n, PT_EPS);
+  f->beta = v_mul(f->beta, m->albedo);
+  f->prev_pos = pos;
+  f->prev_pdf = cz * PT_INV_PI;
+  return pt_next_bounce(it, f, a, pixel, sample);
+}
+
+WS_DEVICE static uint32_t pt_shade_glossy(const ws_item *it, pt_frame *f, const pt_args *a) {
+  const pt_scene *sc = pt_scene_of(a);
+  const pt_material *m = pt_material_of(sc, f->hit_prim);
+  pt_vec3 pos, n;
+  pt_hit_frame(sc, f, &pos, &n);
+  pt_request_shadow(it, f, a, pos, n, pt_prims(sc)[f->hit_prim].material);
+  uint32_t pixel, sample;
+  pt_keys(a, it->id, &pixel, &sample);
+  /* sample the GGX normal distribution D(h) cos(h), reflect wo about h */
+  const float alpha2 = m->alpha * m->alpha;
+  const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
+  const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
+  const float cos2_h = (1.0f - u1) / (1.0f + (alpha2 - 1.0f) * u1);
+  const float cos_h = sqrtf(cos2_h), sin_h = sqrtf(fmaxf(0.0f, 1.0f - cos2_h));
+  float sn, cs;
+  pt_sincos_2pi(u2, &sn, &cs);
+  const pt_vec3 h = v_norm(pt_to_world(n, sin_h * cs, sin_h * sn, cos_h));
+  const pt_vec3 wo = v_neg(f->dir);
+  const float oh = v_dot(wo, h);
+  const pt_vec3 wi = v_sub(v_scale(h, 2.0f * oh), wo);
+  const float cos_o = v_dot(n, wo), cos_i = v_dot(n, wi);
+  if (oh <= 0.0f || cos_i <= 0.0f || cos_o <= 0.0f)
+    return pt_finish(it, f, a); /* sampled below the surface: absorbed */
+  /* f cos_i / pdf = F G (wo.h) / (cos_o cos_h) */
+  const float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
+  f->beta = v_mul(f->beta, v_scale(pt_schlick(m->albedo, oh), g * oh / (cos_o * cos_h)));
+  f->prev_pdf = pt_ggx_d(alpha2, cos_h) * cos_h / (4.0f * oh);
+  f->prev_pos = pos;
+  f->dir = wi;
+  f->org = v_madd(pos, n, PT_EPS);
+  return pt_next_bounce(it, f, a, pixel, sample);
+}
+
+WS_DEVICE static uint32_t pt_shade_dielectric(const ws_item *it, pt_frame *f, const pt_args *a) {
+  const pt_scene *sc = pt_scene_of(a);
+  const pt_material *m = pt_material_of(sc, f->hit_prim);
+  const pt_prim *p = &pt_prims(sc)[f->hit_prim];
+  uint32_t pixel, sample;
+  pt_keys(a, it->id, &pixel, &sample);
+  const pt_vec3 pos = v_madd(f->org, f->dir, f->hit_t);
+  const pt_vec3 ng = pt_normal(p, pos);
+  const int entering = v_dot(ng, f->dir) < 0.0f;
+  const pt_vec3 n = entering ? ng : v_neg(ng); /* faces the incoming ray */
+  const float cos_i = -v_dot(n, f->dir);
+  const float lobe = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_LOBE);
+  if (m->thin) {
+    if (lobe < pt_thin_reflectance(m, cos_i)) {
+      f->dir = v_madd(f->dir, n, 2.0f * cos_i);
+      f->org = v_madd(pos, n, PT_EPS);
+      f->prev_pdf = 0.0f;
+    } else {
+      /* straight through, tinted: for MIS the ray is still the one the
+       * last non-specular vertex sampled (prev_pos, prev_pdf unchanged) */
+      f->org = v_madd(pos, n, -PT_EPS);
+      f->beta = v_mul(f->beta, m->albedo);
+    }
+    return pt_next_bounce(it, f, a, pixel, sample);
+  }
+  const float eta = entering ? 1.0f / m->ior : m->ior;
+  float cos_t;
+  const float fr = pt_fresnel(cos_i, eta, &cos_t);
+  if (lobe < fr) {
+    f->dir = v_madd(f->dir, n, 2.0f * cos_i);
+    f->org = v_madd(pos, n, PT_EPS);
+  } else {
+    f->dir = v_norm(v_madd(v_scale(f->dir, eta), n, eta * cos_i - cos_t));
+    f->org = v_madd(pos, n, -PT_EPS);
+    f->beta = v_mul(f->beta, m->albedo);
+  }
+  f->prev_pdf = 0.0f;
+  return pt_next_bounce(it, f, a, pixel, sample);
+}
+
+/* shade_emissive: an emitter's front side (MIS-weighted against the NEE of
+ * the previous vertex) or a miss (black environment); the path ends. */
+WS_DEVICE static uint32_t pt_shade_emissive(const ws_item *it, pt_frame *f, const pt_args *a) {
+  if (f->hit_prim != PT_NO_HIT) {
+    const pt_scene *sc = pt_scene_of(a);
+    const pt_prim *p = &pt_prims(sc)[f->hit_prim];
+    const float cos_l = -v_dot(p->n, f->dir);
+    if (cos_l > 0.0f) {
+      float w = 1.0f;
+      if (f->prev_pdf > 0.0f && f->hit_prim == sc->light.prim) {
+        const pt_vec3 x = v_madd(f->org, f->dir, f->hit_t);
+        const pt_vec3 dv = v_sub(x, f->prev_pos);
+        const float pdf_l = v_dot(dv, dv) / (cos_l * sc->light.area);
+        w = f->prev_pdf * f->prev_pdf / (f->prev_pdf * f->prev_pdf + pdf_l * pdf_l);
+#if PT_STRATEGY == 1
+        w = 0.0f;
+#elif PT_STRATEGY == 2
+        w = 1.0f;
+#endif
+      }
+      const pt_vec3 e = pt_material_of(sc, f->hit_prim)->emission;
+      f->rad = v_add(f->rad, v_scale(v_mul(f->beta, e), w));
+    }
+  }
+  return pt_finish(it, f, a);
+}
+
+WS_COROUTINE(pt_path, pt_frame, pt_args, pt_generate, PT_CONTINUATIONS)
+
+/* ---- stage kernels: launched over all C slots, keep their stage's items ---- */
+WS_DEVICE static inline void pt_stage_slot(const pt_stage_args *sa, uint32_t slot, uint32_t stage) {
+  if (!ws_pool_in_stage(&sa->pool, slot, stage))
+    return;
+  const pt_args *a = WS_PTR(const pt_args, sa->args);
+  pt_shadow *stored = (pt_shadow *)ws_pool_payload(&sa->pool, slot);
+  pt_shadow s = *stored;
+  const uint32_t next = pt_stage_step(a, &s, stage);
+  if (next == PT_STAGE_DONE) {
+    ws_pool_release(&sa->pool, slot, stage);
+    return;
+  }
+  *stored = s;
+  ws_pool_move(&sa->pool, slot, stage, next);
+}
+
+WS_KERNEL(pt_sample_light_kernel, pt_stage_args, i, sa) {
+  pt_stage_slot(sa, i, PT_STAGE_SAMPLE_LIGHT);
+}
+WS_KERNEL(pt_trace_shadow_kernel, pt_stage_args, i, sa) {
+  pt_stage_slot(sa, i, PT_STAGE_TRACE_SHADOW);
+}
+WS_KERNEL(pt_accumulate_kernel, pt_stage_args, i, sa) {
+  pt_stage_slot(sa, i, PT_STAGE_ACCUMULATE);
+}
+
+/* ---- resolve: one pixel per index, a fixed summation order ---- */
+WS_KERNEL(pt_resolve, pt_resolve_args, p, ra) {
+  if (p >= ra->pixels)
+    return;
+  const float *rad = WS_PTR(const float, ra->radiance);
+  const float *nee = WS_PTR(const float, ra->nee);
+  float *acc = WS_PTR(float, ra->accum);
+  float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+  for (uint32_t s = 0; s < ra->batch_spp; ++s) {
+    const uint64_t item = (uint64_t)p * ra->batch_spp + s;
+    float vx = rad[item * 3u], vy = rad[item * 3u + 1u], vz = rad[item * 3u + 2u];
+    for (uint32_t d = 0; d < ra->max_depth; ++d) {
+      const float *e = nee + (item * ra->max_depth + d) * 3u;
+      vx += e[0];
+      vy += e[1];
+      vz += e[2];
+    }
+    sx += vx;
+    sy += vy;
+    sz += vz;
+  }
+  acc[(uint64_t)p * 3u] += sx;
+  acc[(uint64_t)p * 3u + 1u] += sy;
+  acc[(uint64_t)p * 3u + 2u] += sz;
+}
+
+WS_MODULE_BEGIN(pathtracer)
+WS_MODULE_COROUTINE(pt_path)
+WS_MODULE_KERNEL(pt_sample_light_kernel)
+WS_MODULE_KERNEL(pt_trace_shadow_kernel)
+WS_MODULE_KERNEL(pt_accumulate_kernel)
+WS_MODULE_KERNEL(pt_resolve)
+WS_MODULE_END(pathtracer)

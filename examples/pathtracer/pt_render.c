@@ -1,0 +1,584 @@
+/* wavesched path tracer — host driver (pt_render.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "pt_render.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pt.h"
+#include "wavesched/pool.h"
+
+extern const ws_module_set pathtracer_modules;
+
+WS_FRAME_DESC(pt_frame, PT_FIELDS)
+WS_CONTINUATION_NAMES(pt_continuation_names, PT_CONTINUATIONS)
+static const char *const pt_stage_names[PT_STAGE_COUNT] = {"sample_light", "trace_shadow",
+                                                           "accumulate"};
+static const char *const pt_stage_kernels[PT_STAGE_COUNT] = {
+    "pt_sample_light_kernel", "pt_trace_shadow_kernel", "pt_accumulate_kernel"};
+/* the producers of the shadow pipeline: one shadow request per shading run */
+static const ws_aux_producer pt_producers[] = {{"shade_diffuse", 1}, {"shade_glossy", 1}};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+pt_options pt_options_default(void) {
+  pt_options o;
+  memset(&o, 0, sizeof o);
+  o.scheduler = WS_SCHEDULER_WAVEFRONT;
+  o.width = 256;
+  o.height = 256;
+  o.spp = 16;
+  o.max_depth = 6;
+  o.rr_depth = 3;
+  o.seed = 1;
+  o.nee_mode = PT_NEE_PIPELINE;
+  o.layout = WS_LAYOUT_AOS;
+  o.accounting = 1;
+  return o;
+}
+
+uint32_t pt_default_pool(ws_backend_kind backend) {
+  return backend == WS_BACKEND_CPU ? 16384u : 1u << 20;
+}
+
+uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend) {
+  const uint64_t pixels = (uint64_t)o->width * o->height;
+  const uint64_t target = backend == WS_BACKEND_CPU ? 1u << 18 : 1u << 22;
+  uint64_t b = pixels ? (target + pixels - 1) / pixels : 1;
+  if (b < 1)
+    b = 1;
+  if (b > o->spp)
+    b = o->spp;
+  return (uint32_t)b;
+}
+
+/* ---- the built-in scene: a Cornell box ----
+ * Box [-1,1] x [0,2] x [-1,1], open towards +z where the camera is. A quad
+ * area light under the ceiling; a white block with a gold glossy sphere on
+ * it, a glass sphere, a small blue diffuse sphere and a thin cyan glass pane. */
+enum {
+  M_WHITE,
+  M_RED,
+  M_GREEN,
+  M_LIGHT,
+  M_BLOCK,
+  M_GOLD,
+  M_GLASS,
+  M_BLUE,
+  M_PANE,
+  M_COUNT
+};
+
+static pt_vec3 hv(float x, float y, float z) {
+  pt_vec3 v = {x, y, z};
+  return v;
+}
+static pt_vec3 hsub(pt_vec3 a, pt_vec3 b) { return hv(a.x - b.x, a.y - b.y, a.z - b.z); }
+static pt_vec3 hcross(pt_vec3 a, pt_vec3 b) {
+  return hv(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static pt_vec3 hnorm(pt_vec3 a) {
+  float l = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+  return hv(a.x / l, a.y / l, a.z / l);
+}
+static pt_vec3 hscale(pt_vec3 a, float s) { return hv(a.x * s, a.y * s, a.z * s); }
+static pt_vec3 hadd(pt_vec3 a, pt_vec3 b) { return hv(a.x + b.x, a.y + b.y, a.z + b.z); }
+
+static pt_material mat(uint32_t kind, pt_vec3 albedo) {
+  pt_material m;
+  memset(&m, 0, sizeof m);
+  m.kind = kind;
+  m.albedo = albedo;
+  m.alpha = 0.2f;
+  m.ior = 1.5f;
+  return m;
+}
+
+/* rectangle corner p, edges u, v (u _|_ v), normal u x v */
+static uint32_t add_quad(pt_prim *pr, uint32_t n, pt_vec3 p, pt_vec3 u, pt_vec3 v, uint32_t m) {
+  memset(&pr[n], 0, sizeof pr[n]);
+  pr[n].kind = PT_PRIM_QUAD;
+  pr[n].p = p;
+  pr[n].u = u;
+  pr[n].v = v;
+  pr[n].n = hnorm(hcross(u, v));
+  pr[n].material = m;
+  return n + 1;
+}
+
+static uint32_t add_sphere(pt_prim *pr, uint32_t n, pt_vec3 c, float r, uint32_t m) {
+  memset(&pr[n], 0, sizeof pr[n]);
+  pr[n].kind = PT_PRIM_SPHERE;
+  pr[n].p = c;
+  pr[n].r = r;
+  pr[n].material = m;
+  return n + 1;
+}
+
+/* axis-aligned block [lo, hi] without its bottom face */
+static uint32_t add_block(pt_prim *pr, uint32_t n, pt_vec3 lo, pt_vec3 hi, uint32_t m) {
+  const float dx = hi.x - lo.x, dy = hi.y - lo.y, dz = hi.z - lo.z;
+  n = add_quad(pr, n, hv(lo.x, hi.y, lo.z), hv(0, 0, dz), hv(dx, 0, 0), m); /* top, +y */
+  n = add_quad(pr, n, hv(lo.x, lo.y, hi.z), hv(dx, 0, 0), hv(0, dy, 0), m); /* front, +z */
+  n = add_quad(pr, n, hv(lo.x, lo.y, lo.z), hv(0, dy, 0), hv(dx, 0, 0), m); /* back, -z */
+  n = add_quad(pr, n, hv(lo.x, lo.y, lo.z), hv(0, 0, dz), hv(0, dy, 0), m); /* left, -x */
+  n = add_quad(pr, n, hv(hi.x, lo.y, lo.z), hv(0, dy, 0), hv(0, 0, dz), m); /* right, +x */
+  return n;
+}
+
+#define PT_SCENE_MAX_PRIMS 32
+
+static void build_scene(pt_scene *sc, pt_material *mats, pt_prim *pr, uint32_t width,
+                        uint32_t height) {
+  memset(sc, 0, sizeof *sc);
+  mats[M_WHITE] = mat(PT_MAT_DIFFUSE, hv(0.73f, 0.73f, 0.73f));
+  mats[M_RED] = mat(PT_MAT_DIFFUSE, hv(0.65f, 0.05f, 0.05f));
+  mats[M_GREEN] = mat(PT_MAT_DIFFUSE, hv(0.12f, 0.45f, 0.15f));
+  mats[M_LIGHT] = mat(PT_MAT_EMISSIVE, hv(0, 0, 0));
+  mats[M_LIGHT].emission = hv(9.5f, 6.8f, 2.4f);
+  mats[M_BLOCK] = mat(PT_MAT_DIFFUSE, hv(0.75f, 0.72f, 0.65f));
+  mats[M_GOLD] = mat(PT_MAT_GLOSSY, hv(1.0f, 0.78f, 0.34f));
+  mats[M_GOLD].alpha = 0.25f;
+  mats[M_GLASS] = mat(PT_MAT_DIELECTRIC, hv(1.0f, 1.0f, 1.0f));
+  mats[M_BLUE] = mat(PT_MAT_DIFFUSE, hv(0.10f, 0.20f, 0.60f));
+  mats[M_PANE] = mat(PT_MAT_DIELECTRIC, hv(0.35f, 0.85f, 0.85f));
+  mats[M_PANE].thin = 1;
+
+  uint32_t n = 0;
+  /* walls: normals point into the box (two-sided anyway) */
+  n = add_quad(pr, n, hv(-1, 0, -1), hv(0, 0, 2), hv(2, 0, 0), M_WHITE);  /* floor */
+  n = add_quad(pr, n, hv(-1, 2, -1), hv(2, 0, 0), hv(0, 0, 2), M_WHITE);  /* ceiling */
+  n = add_quad(pr, n, hv(-1, 0, -1), hv(2, 0, 0), hv(0, 2, 0), M_WHITE);  /* back */
+  n = add_quad(pr, n, hv(-1, 0, -1), hv(0, 2, 0), hv(0, 0, 2), M_RED);    /* left */
+  n = add_quad(pr, n, hv(1, 0, -1), hv(0, 0, 2), hv(0, 2, 0), M_GREEN);   /* right */
+  /* the light: emitting downwards, just under the ceiling */
+  const uint32_t light = n;
+  n = add_quad(pr, n, hv(-0.4f, 1.998f, -0.4f), hv(0.8f, 0, 0), hv(0, 0, 0.8f), M_LIGHT);
+  n = add_block(pr, n, hv(-0.78f, 0.0f, -0.72f), hv(-0.18f, 0.9f, -0.12f), M_BLOCK);
+  n = add_sphere(pr, n, hv(-0.48f, 1.18f, -0.42f), 0.28f, M_GOLD);
+  n = add_sphere(pr, n, hv(0.42f, 0.36f, 0.28f), 0.36f, M_GLASS);
+  n = add_sphere(pr, n, hv(-0.55f, 0.2f, 0.45f), 0.2f, M_BLUE);
+  /* a thin glass pane standing at the back right */
+  n = add_quad(pr, n, hv(0.08f, 0.0f, -0.55f), hv(0.85f, 0, 0), hv(0, 1.1f, 0), M_PANE);
+
+  sc->prim_count = n;
+  sc->material_count = M_COUNT;
+  pt_light *L = &sc->light;
+  L->p = pr[light].p;
+  L->u = pr[light].u;
+  L->v = pr[light].v;
+  L->n = pr[light].n;
+  L->emission = mats[M_LIGHT].emission;
+  L->area = 0.8f * 0.8f;
+  L->prim = light;
+
+  /* pinhole camera looking down -z */
+  pt_camera *c = &sc->camera;
+  const float vfov = 39.0f * 3.14159265f / 180.0f;
+  const float half_h = tanf(vfov / 2.0f), half_w = half_h * (float)width / (float)height;
+  const pt_vec3 eye = hv(0.0f, 1.0f, 3.9f), fwd = hv(0, 0, -1), right = hv(1, 0, 0),
+                up = hv(0, 1, 0);
+  c->eye = eye;
+  c->horizontal = hscale(right, 2.0f * half_w);
+  c->vertical = hscale(up, 2.0f * half_h);
+  c->lower_left = hsub(hsub(hadd(eye, fwd), hscale(right, half_w)), hscale(up, half_h));
+}
+
+/* ---- the render ---- */
+typedef struct pt_ctx {
+  ws_device *dev;
+  pt_options o;
+  char *err;
+  size_t err_cap;
+  ws_scheduler *sched;
+  ws_pool *pool;
+  ws_kernel stage_k[PT_STAGE_COUNT], resolve_k;
+  ws_buffer *scene, *prims, *mats, *args, *radiance, *nee, *accum, *counters;
+  uint64_t args_addr;
+  uint32_t capacity;
+} pt_ctx;
+
+static ws_status fail(pt_ctx *c, ws_status st, const char *fmt, ...) {
+  if (c->err && c->err_cap) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->err_cap, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+static ws_status run_stage(void *user, ws_pool *pool, uint32_t stage) {
+  pt_ctx *c = user;
+  pt_stage_args sa;
+  memset(&sa, 0, sizeof sa);
+  sa.args = c->args_addr;
+  sa.pool = ws_pool_get_view(pool);
+  return ws_kernel_launch(&c->stage_k[stage], c->capacity, &sa, sizeof sa);
+}
+
+static void add_node(pt_node_total *t, const ws_node_stats *n) {
+  if (!t->name[0])
+    snprintf(t->name, sizeof t->name, "%s", n->name ? n->name : "?");
+  t->dispatch_count += n->dispatch_count;
+  t->executed_count += n->executed_count;
+  if (n->peak_queued_count > t->peak_queued_count)
+    t->peak_queued_count = n->peak_queued_count;
+}
+
+static void collect(const ws_scheduler *s, pt_stats *st) {
+  ws_dispatch_stats d;
+  ws_scheduler_dispatch_stats(s, &d);
+  ws_dispatch_stats *t = &st->total;
+  t->iteration_count += d.iteration_count;
+  t->generated_count += d.generated_count;
+  t->resumed_count += d.resumed_count;
+  t->scanned_slot_count += d.scanned_slot_count;
+  if (d.max_active_count > t->max_active_count)
+    t->max_active_count = d.max_active_count;
+  t->aux_dispatch_count += d.aux_dispatch_count;
+  t->forced_drain_count += d.forced_drain_count;
+  t->blocked_count += d.blocked_count;
+  t->elapsed_ms += d.elapsed_ms;
+  uint32_t nn = ws_scheduler_node_count(s);
+  if (nn > PT_MAX_NODES)
+    nn = PT_MAX_NODES;
+  st->node_count = nn;
+  for (uint32_t j = 0; j < nn; ++j) {
+    ws_node_stats ns;
+    if (ws_scheduler_node_stats(s, j, &ns) == WS_OK)
+      add_node(&st->nodes[j], &ns);
+  }
+  uint32_t na = ws_scheduler_aux_stats_count(s);
+  if (na > PT_MAX_NODES)
+    na = PT_MAX_NODES;
+  st->aux_count = na;
+  for (uint32_t j = 0; j < na; ++j) {
+    ws_node_stats ns;
+    if (ws_scheduler_aux_stats(s, j, &ns) == WS_OK)
+      add_node(&st->aux[j], &ns);
+  }
+}
+
+static ws_status check_options(pt_ctx *c) {
+  const pt_options *o = &c->o;
+  if (!o->width || !o->height || !o->spp || !o->max_depth)
+    return fail(c, WS_EINVAL, "width, height, spp and max depth must be positive");
+  if ((uint64_t)o->width * o->height > (1u << 26))
+    return fail(c, WS_EINVAL, "image of %ux%u pixels is too large", o->width, o->height);
+  if (o->max_depth > 64)
+    return fail(c, WS_EINVAL, "max depth %u is above 64", o->max_depth);
+  if (o->layout > WS_LAYOUT_SOA || o->accounting < 0 || o->accounting > 2)
+    return fail(c, WS_EINVAL, "bad layout or accounting");
+  return WS_OK;
+}
+
+static void destroy_ctx(pt_ctx *c) {
+  ws_scheduler_destroy(c->sched);
+  ws_pool_destroy(c->pool);
+  ws_buffer_destroy(c->scene);
+  ws_buffer_destroy(c->prims);
+  ws_buffer_destroy(c->mats);
+  ws_buffer_destroy(c->args);
+  ws_buffer_destroy(c->radiance);
+  ws_buffer_destroy(c->nee);
+  ws_buffer_destroy(c->accum);
+  ws_buffer_destroy(c->counters);
+}
+
+ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_stats *stats,
+                    char *err, size_t err_cap) {
+  pt_ctx c;
+  memset(&c, 0, sizeof c);
+  c.dev = dev;
+  c.o = *opts;
+  c.err = err;
+  c.err_cap = err_cap;
+  if (err && err_cap)
+    err[0] = '\0';
+  pt_stats local;
+  pt_stats *st = stats ? stats : &local;
+  memset(st, 0, sizeof *st);
+  ws_status rc;
+  if ((rc = check_options(&c)) != WS_OK)
+    return rc;
+  pt_options *o = &c.o;
+  if (o->scheduler == WS_SCHEDULER_MEGAKERNEL)
+    o->nee_mode = PT_NEE_INLINE; /* a megakernel takes no auxiliary work */
+  if (!o->pool)
+    o->pool = pt_default_pool(ws_device_backend(dev));
+  if (!o->batch_spp)
+    o->batch_spp = pt_default_batch(o, ws_device_backend(dev));
+  if (o->batch_spp > o->spp)
+    o->batch_spp = o->spp;
+  const int pipeline = o->nee_mode == PT_NEE_PIPELINE;
+  c.capacity = o->shadow_capacity ? o->shadow_capacity : o->pool; /* R * b, b = 1 */
+  const uint32_t pixels = o->width * o->height;
+  const uint64_t max_items = (uint64_t)pixels * o->batch_spp;
+  if (max_items > 0xffffffffu)
+    return fail(&c, WS_EINVAL, "a batch of %" PRIu64 " paths is too large", max_items);
+
+  /* scene */
+  pt_scene sc;
+  pt_material mats[M_COUNT];
+  pt_prim prims[PT_SCENE_MAX_PRIMS];
+  build_scene(&sc, mats, prims, o->width, o->height);
+#define PT_TRY(call, what)                                                                 \
+  do {                                                                                     \
+    if ((rc = (call)) != WS_OK) {                                                          \
+      fail(&c, rc, "%s: %s (%s)", what, ws_strerror(rc), ws_device_last_error(dev));       \
+      goto out;                                                                            \
+    }                                                                                      \
+  } while (0)
+  if ((rc = ws_kernel_find(dev, &pathtracer_modules, "pt_resolve", &c.resolve_k)) != WS_OK) {
+    fail(&c, rc, "the path tracer's kernels are not built for the %s backend: %s",
+         ws_backend_name(ws_device_backend(dev)), ws_strerror(rc));
+    goto out;
+  }
+  for (uint32_t s = 0; s < PT_STAGE_COUNT; ++s)
+    PT_TRY(ws_kernel_find(dev, &pathtracer_modules, pt_stage_kernels[s], &c.stage_k[s]),
+           "stage kernel");
+  PT_TRY(ws_buffer_create(dev, sizeof prims, &c.prims), "scene buffer");
+  PT_TRY(ws_buffer_create(dev, sizeof mats, &c.mats), "scene buffer");
+  PT_TRY(ws_buffer_create(dev, sizeof sc, &c.scene), "scene buffer");
+  sc.prims = ws_buffer_address(c.prims);
+  sc.materials = ws_buffer_address(c.mats);
+  PT_TRY(ws_buffer_write(c.prims, 0, prims, sizeof prims), "scene upload");
+  PT_TRY(ws_buffer_write(c.mats, 0, mats, sizeof mats), "scene upload");
+  PT_TRY(ws_buffer_write(c.scene, 0, &sc, sizeof sc), "scene upload");
+
+  /* per-batch buffers */
+  PT_TRY(ws_buffer_create(dev, sizeof(pt_args), &c.args), "argument buffer");
+  PT_TRY(ws_buffer_create(dev, (size_t)max_items * 3 * sizeof(float), &c.radiance),
+         "radiance buffer");
+  PT_TRY(ws_buffer_create(dev, (size_t)max_items * o->max_depth * 3 * sizeof(float), &c.nee),
+         "NEE buffer");
+  PT_TRY(ws_buffer_create(dev, (size_t)pixels * 3 * sizeof(float), &c.accum), "image buffer");
+  PT_TRY(ws_buffer_fill_u32(c.accum, 0, 0, (size_t)pixels * 3), "image clear");
+  PT_TRY(ws_buffer_create(dev, PT_COUNTERS * sizeof(uint32_t), &c.counters), "counter buffer");
+  c.args_addr = ws_buffer_address(c.args);
+
+  /* scheduler and the shadow pipeline */
+  ws_scheduler_config cfg = ws_scheduler_config_default();
+  cfg.kind = o->scheduler;
+  cfg.resident_frames = o->pool;
+  cfg.layout = o->layout;
+  cfg.incremental = o->accounting >= 1;
+  cfg.fused = o->accounting == 2;
+  cfg.statistics = true;
+  cfg.verify_queues = o->verify;
+  cfg.partial_admission = o->partial_admission;
+  const ws_coroutine_desc co = {"pt_path",
+                                &pathtracer_modules,
+                                &pt_frame_ws_desc,
+                                sizeof(pt_args),
+                                PT_CONTINUATION_COUNT,
+                                pt_continuation_names};
+  if ((rc = ws_scheduler_create(dev, &co, &cfg, &c.sched)) != WS_OK) {
+    fail(&c, rc, "scheduler: %s (%s)", ws_strerror(rc), ws_device_last_error(dev));
+    goto out;
+  }
+  if (pipeline) {
+    const ws_pool_config pc = {"shadow",
+                               c.capacity,
+                               PT_STAGE_COUNT,
+                               pt_stage_names,
+                               (uint32_t)((sizeof(pt_shadow) + 7) & ~(size_t)7),
+                               pt_producers,
+                               2,
+                               run_stage,
+                               &c};
+    PT_TRY(ws_pool_create(dev, &pc, &c.pool), "shadow pool");
+    if ((rc = ws_scheduler_add_aux(c.sched, ws_pool_work(c.pool))) != WS_OK) {
+      fail(&c, rc, "shadow pipeline: %s", ws_scheduler_last_error(c.sched));
+      goto out;
+    }
+  }
+  st->pool = o->scheduler == WS_SCHEDULER_WAVEFRONT ? o->pool : 0;
+  st->shadow_capacity = pipeline ? c.capacity : 0;
+  st->batch_spp = o->batch_spp;
+  st->shadow_counted = !o->no_shadow_counters;
+  st->paths = (uint64_t)pixels * o->spp;
+
+  pt_args a;
+  memset(&a, 0, sizeof a);
+  a.scene = ws_buffer_address(c.scene);
+  a.radiance = ws_buffer_address(c.radiance);
+  a.nee = ws_buffer_address(c.nee);
+  if (c.pool)
+    a.pool = ws_pool_get_view(c.pool);
+  a.width = o->width;
+  a.height = o->height;
+  a.max_depth = o->max_depth;
+  a.rr_depth = o->rr_depth;
+  a.seed = o->seed;
+  a.nee_mode = (uint32_t)o->nee_mode;
+  a.counters = o->no_shadow_counters ? 0 : ws_buffer_address(c.counters);
+
+  const double t0 = now_ms();
+  for (uint32_t done = 0; done < o->spp;) {
+    const uint32_t b = o->spp - done < o->batch_spp ? o->spp - done : o->batch_spp;
+    const uint32_t items = pixels * b;
+    a.batch_spp = b;
+    a.sample_base = done;
+    PT_TRY(ws_buffer_write(c.args, 0, &a, sizeof a), "argument upload");
+    PT_TRY(ws_buffer_fill_u32(c.nee, 0, 0, (size_t)items * o->max_depth * 3), "NEE clear");
+    PT_TRY(ws_buffer_fill_u32(c.counters, 0, 0, PT_COUNTERS), "counter clear");
+    if ((rc = ws_scheduler_dispatch(c.sched, items, &a, sizeof a)) != WS_OK) {
+      fail(&c, rc, "dispatch (samples %u..%u): %s: %s", done, done + b - 1, ws_strerror(rc),
+           ws_scheduler_last_error(c.sched));
+      goto out;
+    }
+    if (c.pool && ws_pool_errors(c.pool) != 0) {
+      rc = WS_EPROTO_CLIENT;
+      fail(&c, rc, "shadow pool reported %u publish/release errors", ws_pool_errors(c.pool));
+      goto out;
+    }
+    collect(c.sched, st);
+    st->dispatches += 1;
+    pt_resolve_args ra;
+    memset(&ra, 0, sizeof ra);
+    ra.radiance = a.radiance;
+    ra.nee = a.nee;
+    ra.accum = ws_buffer_address(c.accum);
+    ra.pixels = pixels;
+    ra.batch_spp = b;
+    ra.max_depth = o->max_depth;
+    PT_TRY(ws_kernel_launch(&c.resolve_k, pixels, &ra, sizeof ra), "resolve");
+    uint32_t ctr[PT_COUNTERS];
+    PT_TRY(ws_buffer_read(c.counters, 0, ctr, sizeof ctr), "counter read");
+    for (uint32_t k = 0; k < PT_COUNTERS; ++k)
+      st->shadow[k] += ctr[k];
+    done += b;
+    if (o->progress)
+      o->progress(o->progress_user, done, o->spp, now_ms() - t0);
+  }
+  st->render_ms = now_ms() - t0;
+  st->dispatch_ms = st->total.elapsed_ms;
+
+  PT_TRY(ws_buffer_read(c.accum, 0, image, (size_t)pixels * 3 * sizeof(float)), "image read");
+  const float inv = 1.0f / (float)o->spp;
+  for (size_t i = 0; i < (size_t)pixels * 3; ++i)
+    image[i] *= inv;
+  rc = WS_OK;
+#undef PT_TRY
+out:
+  destroy_ctx(&c);
+  return rc;
+}
+
+/* ---- statistics output ---- */
+void pt_print_stats(FILE *f, const pt_stats *s) {
+  const ws_dispatch_stats *d = &s->total;
+  fprintf(f,
+          "dispatch: %u dispatches, %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64
+          " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms\n",
+          s->dispatches, d->iteration_count, d->generated_count, d->resumed_count,
+          d->scanned_slot_count, d->max_active_count, d->elapsed_ms);
+  if (s->aux_count)
+    fprintf(f,
+            "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
+            " blocked iterations\n",
+            d->aux_dispatch_count, d->forced_drain_count, d->blocked_count);
+  fprintf(f, "%-6s %-24s %12s %14s %12s\n", "kind", "name", "dispatches", "executed", "peak");
+  for (uint32_t j = 0; j < s->node_count; ++j)
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "main", s->nodes[j].name,
+            s->nodes[j].dispatch_count, s->nodes[j].executed_count, s->nodes[j].peak_queued_count);
+  for (uint32_t j = 0; j < s->aux_count; ++j)
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "aux", s->aux[j].name,
+            s->aux[j].dispatch_count, s->aux[j].executed_count, s->aux[j].peak_queued_count);
+  if (s->shadow_counted)
+    fprintf(f,
+          "shadow rays: %" PRIu64 " reached the light, %" PRIu64 " occluded, %" PRIu64
+          " steps through the glass pane, %" PRIu64 " light samples rejected\n",
+          s->shadow[PT_CTR_UNOCCLUDED], s->shadow[PT_CTR_OCCLUDED], s->shadow[PT_CTR_PANE],
+          s->shadow[PT_CTR_REJECTED]);
+}
+
+static void json_nodes(FILE *f, const char *key, const pt_node_total *n, uint32_t count) {
+  fprintf(f, "  \"%s\": [", key);
+  for (uint32_t j = 0; j < count; ++j)
+    fprintf(f,
+            "%s\n    {\"name\": \"%s\", \"dispatch_count\": %" PRIu64 ", \"executed_count\": %" PRIu64
+            ", \"peak_queued_count\": %" PRIu64 "}",
+            j ? "," : "", n[j].name, n[j].dispatch_count, n[j].executed_count,
+            n[j].peak_queued_count);
+  fprintf(f, "%s]", count ? "\n  " : "");
+}
+
+int pt_write_stats_json(const char *path, const pt_options *o, const char *backend,
+                        const pt_stats *s) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  const ws_dispatch_stats *d = &s->total;
+  fprintf(f, "{\n");
+  fprintf(f,
+          "  \"config\": {\"backend\": \"%s\", \"scheduler\": \"%s\", \"nee\": \"%s\", "
+          "\"width\": %u, \"height\": %u, \"spp\": %u, \"max_depth\": %u, \"seed\": %u, "
+          "\"pool\": %u, \"shadow_capacity\": %u, \"partial_admission\": %s, \"batch_spp\": %u},\n",
+          backend, o->scheduler == WS_SCHEDULER_MEGAKERNEL ? "megakernel" : "wavefront",
+          s->aux_count ? "pipeline" : "inline", o->width, o->height, o->spp, o->max_depth,
+          o->seed, s->pool, s->shadow_capacity, o->partial_admission ? "true" : "false",
+          s->batch_spp);
+  fprintf(f,
+          "  \"totals\": {\"dispatches\": %u, \"paths\": %" PRIu64 ", \"render_ms\": %.3f, "
+          "\"paths_per_second\": %.1f, \"iteration_count\": %" PRIu64 ", \"generated_count\": %" PRIu64
+          ", \"resumed_count\": %" PRIu64 ", \"scanned_slot_count\": %" PRIu64
+          ", \"max_active_count\": %" PRIu64 ", \"aux_dispatch_count\": %" PRIu64
+          ", \"forced_drain_count\": %" PRIu64 ", \"blocked_count\": %" PRIu64
+          ", \"elapsed_ms\": %.3f},\n"
+          "  \"shadow_rays\": {\"counted\": %s, \"rejected\": %" PRIu64 ", \"pane_steps\": %" PRIu64
+          ", \"occluded\": %" PRIu64 ", \"unoccluded\": %" PRIu64 "},\n",
+          s->dispatches, s->paths, s->render_ms,
+          s->render_ms > 0 ? s->paths / (s->render_ms / 1e3) : 0.0, d->iteration_count,
+          d->generated_count, d->resumed_count, d->scanned_slot_count, d->max_active_count,
+          d->aux_dispatch_count, d->forced_drain_count, d->blocked_count, d->elapsed_ms,
+          s->shadow_counted ? "true" : "false", s->shadow[PT_CTR_REJECTED],
+          s->shadow[PT_CTR_PANE], s->shadow[PT_CTR_OCCLUDED], s->shadow[PT_CTR_UNOCCLUDED]);
+  json_nodes(f, "main", s->nodes, s->node_count);
+  fprintf(f, ",\n");
+  json_nodes(f, "aux", s->aux, s->aux_count);
+  fprintf(f, "\n}\n");
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+int pt_write_stats_csv(const char *path, const pt_stats *s) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fprintf(f, "kind,name,dispatch_count,executed_count,peak_queued_count\n");
+  for (uint32_t j = 0; j < s->node_count; ++j)
+    fprintf(f, "main,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", s->nodes[j].name,
+            s->nodes[j].dispatch_count, s->nodes[j].executed_count, s->nodes[j].peak_queued_count);
+  for (uint32_t j = 0; j < s->aux_count; ++j)
+    fprintf(f, "aux,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", s->aux[j].name,
+            s->aux[j].dispatch_count, s->aux[j].executed_count, s->aux[j].peak_queued_count);
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+double pt_image_mean(const float *image, uint32_t width, uint32_t height, uint64_t *bad) {
+  const size_t n = (size_t)width * height * 3;
+  double sum = 0.0;
+  uint64_t b = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = image[i];
+    if (!isfinite(v) || v < 0.0f) {
+      b += 1;
+      continue;
+    }
+    sum += v;
+  }
+  if (bad)
+    *bad = b;
+  return n ? sum / (double)n : 0.0;
+}

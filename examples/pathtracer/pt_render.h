@@ -1,0 +1,88 @@
+/* wavesched path tracer — host driver: builds the scene, the scheduler and
+ * the shadow pipeline, renders in batches of samples, resolves the image.
+ * Used by the CLI (main.c) and by tests/pathtracer. Public wavesched API only. */
+#ifndef WS_PT_RENDER_H
+#define WS_PT_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wavesched/wavesched.h"
+
+#define PT_MAX_NODES 16
+#define PT_NAME_LEN 32
+
+typedef struct pt_options {
+  ws_scheduler_kind scheduler; /* wavefront (default) or megakernel */
+  uint32_t width, height;      /* default 256 x 256 */
+  uint32_t spp;                /* samples per pixel, default 16 */
+  uint32_t max_depth;          /* scattering vertices per path, default 6 */
+  uint32_t rr_depth;           /* Russian roulette from this vertex on, default 3 */
+  uint32_t seed;
+  uint32_t pool;               /* R resident frames; 0 = pt_default_pool(backend) */
+  uint32_t shadow_capacity;    /* C; 0 = R * b = R (the smallest registration allows) */
+  bool partial_admission;
+  int nee_mode;                /* PT_NEE_PIPELINE (wavefront default) / PT_NEE_INLINE;
+                                  the megakernel always runs inline */
+  uint32_t batch_spp;          /* samples per dispatch; 0 = pt_default_batch() */
+  uint32_t layout;             /* WS_LAYOUT_AOS / WS_LAYOUT_SOA */
+  int accounting;              /* 0 materialized, 1 incremental (default), 2 fused */
+  bool verify;                 /* verify queues every iteration */
+  bool no_shadow_counters;     /* skip the shadow-ray outcome atomics (pt_stats.shadow = 0) */
+  /* called after every batch (a dispatch and its resolve) */
+  void (*progress)(void *user, uint32_t done_spp, uint32_t spp, double elapsed_ms);
+  void *progress_user;
+} pt_options;
+
+/* Statistics summed over the render's dispatches (peaks: maximum). */
+typedef struct pt_node_total {
+  char name[PT_NAME_LEN];
+  uint64_t dispatch_count, executed_count, peak_queued_count;
+} pt_node_total;
+
+typedef struct pt_stats {
+  uint32_t dispatches; /* scheduler dispatches (batches) */
+  uint32_t batch_spp;
+  uint64_t paths;      /* items = pixels * spp */
+  ws_dispatch_stats total; /* summed; max_active_count: maximum */
+  uint32_t node_count;     /* main nodes: 0 = <entry>, then the continuations */
+  pt_node_total nodes[PT_MAX_NODES];
+  uint32_t aux_count;      /* auxiliary stages (0 for inline NEE / megakernel) */
+  pt_node_total aux[PT_MAX_NODES];
+  uint64_t shadow[4];      /* shadow-ray outcomes: rejected, pane steps, occluded,
+                              unoccluded (pt.h PT_CTR_*) */
+  bool shadow_counted;     /* false with no_shadow_counters */
+  double render_ms;        /* wall time of all batches (dispatch + resolve) */
+  double dispatch_ms;      /* sum of the scheduler's elapsed times */
+  uint32_t pool, shadow_capacity;
+} pt_stats;
+
+/* Defaults for every field (256x256, 16 spp, depth 6, wavefront, ...). */
+pt_options pt_options_default(void);
+/* Resident frames when pool = 0: 16384 on the CPU, 1 Mi on a GPU. */
+uint32_t pt_default_pool(ws_backend_kind backend);
+/* Samples per dispatch when batch_spp = 0: about 2^18 paths per dispatch on
+ * the CPU (16 pools' worth at the default R), 2^22 on a GPU; at least 1 spp, at
+ * most spp. Depends only on the image settings and the backend, never on the
+ * scheduler, so every scheduler sums the image in the same order. */
+uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend);
+
+/* Renders into `image` (width * height * 3 floats, linear radiance, the mean
+ * over spp). `stats` may be NULL. On failure returns the status and writes a
+ * message into err. */
+ws_status pt_render(ws_device *dev, const pt_options *o, float *image, pt_stats *stats,
+                    char *err, size_t err_cap);
+
+/* The statistics table (same columns as ws_scheduler_print_stats), totals
+ * over the render's dispatches. */
+void pt_print_stats(FILE *f, const pt_stats *s);
+/* JSON / CSV versions; return 0 or -1 (errno set) */
+int pt_write_stats_json(const char *path, const pt_options *o, const char *backend,
+                        const pt_stats *s);
+int pt_write_stats_csv(const char *path, const pt_stats *s);
+
+/* Mean of all channels; counts NaN/Inf/negative values when non-NULL. */
+double pt_image_mean(const float *image, uint32_t width, uint32_t height, uint64_t *bad);
+
+#endif
