@@ -262,7 +262,11 @@ typedef struct ws_dispatch_stats {
   uint64_t aux_dispatch_count; /* auxiliary stage dispatches */
   uint64_t forced_drain_count; /* of which forced by blocked producers */
   uint64_t blocked_count;      /* iterations a producer was not admitted */
-  double elapsed_ms;
+  double elapsed_ms; /* host wall time of the whole dispatch */
+  /* Device time from the prologue's first operation to the last one
+   * (Vulkan timestamp queries; host clock on the eager CPU stream); -1 when
+   * statistics are off or the backend has no timer (CUDA: docs/cuda.md). */
+  double device_ms;
 } ws_dispatch_stats;
 
 /* Whether statistics are collected (config or WS_STATS=1). */

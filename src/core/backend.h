@@ -84,6 +84,13 @@ typedef struct ws_backend_ops {
    * slots (token == 0) of [0, n), frame fields, id and token; afterwards
    * tokens[n, scan) are 0. Precondition: exactly n live frames in [0, scan). */
   ws_status (*queue_compact)(ws_device *dev, const ws_queue_args *q);
+
+  /* (optional) default: no device time in the statistics. Device timestamps
+   * for a dispatch's statistics: timer_mark(dev, false) enqueues the start,
+   * timer_mark(dev, true) the end; after a synchronize, timer_elapsed gives
+   * the device milliseconds between them. */
+  ws_status (*timer_mark)(ws_device *dev, bool end);
+  ws_status (*timer_elapsed)(ws_device *dev, double *ms);
 } ws_backend_ops;
 
 /* Backend constructors. Each returns WS_ENODEV (with a message) when the

@@ -114,6 +114,20 @@ QUEUE_OP(queue_gather_all)
 QUEUE_OP(queue_publish)
 QUEUE_OP(queue_compact)
 
+static ws_status f_timer_mark(ws_device *dev, bool end) {
+  ws_status st;
+  if (fault_hit(dev, "timer_mark", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->timer_mark(dev, end);
+}
+
+static ws_status f_timer_elapsed(ws_device *dev, double *ms) {
+  ws_status st;
+  if (fault_hit(dev, "timer_elapsed", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->timer_elapsed(dev, ms);
+}
+
 static bool wrapped(const ws_device *dev) { return dev->ops && dev->ops->destroy == f_destroy; }
 
 ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
@@ -141,6 +155,9 @@ ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
         .queue_gather_all = f_queue_gather_all,
         .queue_publish = f_queue_publish,
         .queue_compact = f_queue_compact,
+        /* optional: wrapped only where the backend has them */
+        .timer_mark = dev->ops->timer_mark ? f_timer_mark : NULL,
+        .timer_elapsed = dev->ops->timer_elapsed ? f_timer_elapsed : NULL,
     };
     dev->ops = &f->ops;
   }

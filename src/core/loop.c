@@ -406,6 +406,7 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
   }
   s->error[0] = '\0';
   s->dev->error[0] = '\0';
+  s->dstats.device_ms = -1.0;
   ws_status st;
   if (args_size && (st = ws_buffer_write(s->args, 0, args, args_size)) != WS_OK)
     return dev_fail(s, st, 0, "argument upload");
@@ -429,6 +430,9 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
     return dev_fail(s, st, 0, "prologue");
   if ((st = ws_aux_reset_all(s)) != WS_OK)
     return st;
+  const bool timed = s->stats_on && s->dev->ops->timer_mark && s->dev->ops->timer_elapsed;
+  if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
+    return dev_fail(s, st, 0, "device timer");
 
   bool done = false;
   while (!done) {
@@ -436,6 +440,12 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
       return st;
     ++ls.it;
   }
+  /* Statistics only: one more synchronization after the last boundary, never
+   * inside the loop. */
+  if (timed && ((st = s->dev->ops->timer_mark(s->dev, true)) != WS_OK ||
+                (st = s->dev->ops->synchronize(s->dev)) != WS_OK ||
+                (st = s->dev->ops->timer_elapsed(s->dev, &s->dstats.device_ms)) != WS_OK))
+    return dev_fail(s, st, ls.it, "device timer");
   s->dstats.elapsed_ms = now_ms() - t0;
   return WS_OK;
 }

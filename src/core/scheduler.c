@@ -294,9 +294,12 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
   FILE *f = file ? (FILE *)file : stdout;
   const ws_dispatch_stats *d = &s->dstats;
   fprintf(f, "dispatch: %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64
-             " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms\n",
+             " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms",
           d->iteration_count, d->generated_count, d->resumed_count, d->scanned_slot_count,
           d->max_active_count, d->elapsed_ms);
+  if (d->device_ms >= 0)
+    fprintf(f, " (device %.3f ms)", d->device_ms);
+  fputc('\n', f);
   if (s->aux_count)
     fprintf(f, "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
                " blocked iterations\n",

@@ -4,18 +4,22 @@
  * synchronize has nothing to wait for. Kernels run their own OpenMP loops
  * (kernel.h); queue operations below are sequential where order would
  * otherwise depend on threads, so CPU results are reproducible. */
+/* clock_gettime is POSIX, not C11 */
+#define _POSIX_C_SOURCE 200809L
+
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../core/alloc.h"
 #include "../../core/device.h"
 
 #define U32(addr) ((uint32_t *)(uintptr_t)(addr))
 
-static void cpu_destroy(ws_device *dev) { (void)dev; }
+static void cpu_destroy(ws_device *dev) { ws_free(dev->impl); }
 
 static ws_status cpu_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
   /* 64-byte alignment: any field type, and no false sharing between
@@ -180,6 +184,21 @@ static ws_status cpu_queue_compact(ws_device *dev, const ws_queue_args *q) {
   return WS_OK;
 }
 
+/* The stream runs eagerly on the calling thread: its time is host time.
+ * dev->impl holds the two marks. */
+static ws_status cpu_timer_mark(ws_device *dev, bool end) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  ((double *)dev->impl)[end] = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+  return WS_OK;
+}
+
+static ws_status cpu_timer_elapsed(ws_device *dev, double *ms) {
+  const double *marks = dev->impl;
+  *ms = marks[1] - marks[0];
+  return WS_OK;
+}
+
 static const ws_backend_ops cpu_ops = {
     .name = "cpu",
     .destroy = cpu_destroy,
@@ -197,13 +216,17 @@ static const ws_backend_ops cpu_ops = {
     .queue_gather_all = cpu_queue_gather_all,
     .queue_publish = cpu_queue_publish,
     .queue_compact = cpu_queue_compact,
+    .timer_mark = cpu_timer_mark,
+    .timer_elapsed = cpu_timer_elapsed,
 };
 
 ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config) {
   if (config->cpu_threads > 0)
     omp_set_num_threads(config->cpu_threads);
+  dev->impl = ws_calloc(2, sizeof(double));
+  if (!dev->impl)
+    return ws_dev_fail(dev, WS_ENOMEM, "cpu: out of host memory");
   dev->ops = &cpu_ops;
-  dev->impl = NULL;
   snprintf(dev->name, sizeof dev->name, "cpu (%d OpenMP threads)", omp_get_max_threads());
   return WS_OK;
 }
