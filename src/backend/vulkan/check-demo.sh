@@ -3,7 +3,7 @@
 # scheduler configuration and compares them (docs/vulkan.md):
 #   - the result line (items, continuation runs, checksum) must be identical;
 #   - so must the statistics table (every count; the elapsed time is
-#     dropped): the scheduler's decisions depend only on queue counts, which
+#     and the device time are dropped): the scheduler's decisions depend only on queue counts, which
 #     do not depend on slot order, so every backend takes the same path.
 #
 # usage: check-demo.sh [--demo PATH] [--items N] [--pool R] [--verify]
@@ -37,9 +37,11 @@ fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The result line and the statistics without elapsed times.
+# The result line and the statistics without elapsed times (host, and the
+# device time in parentheses where the backend measures one).
 summarize() {
-  grep -E '^(items |dispatch: |main |aux )' "$1" | sed -e 's/, [0-9.]* ms$//'
+  grep -E '^(items |dispatch: |main |aux )' "$1" |
+    sed -e 's/ (device [0-9.]* ms)$//' -e 's/, [0-9.]* ms$//'
 }
 
 # One configuration: $1 = label, the rest = demo options.

@@ -319,6 +319,7 @@ static void vk_destroy(ws_device *dev) {
     /* the backend's own buffers, then any the user did not destroy */
     while (vk->live)
       vk_buffer_destroy(dev, vk->live);
+    vkDestroyQueryPool(vk->device, vk->timer_pool, NULL); /* VK_NULL_HANDLE: no-op */
     vkDestroyFence(vk->device, vk->fence, NULL);
     vkDestroyCommandPool(vk->device, vk->pool, NULL); /* frees cmd */
     vkDestroyDevice(vk->device, NULL);
@@ -347,6 +348,13 @@ static const ws_backend_ops vk_ops = {
     .queue_gather_all = vk_op_queue_gather_all,
     .queue_publish = vk_op_queue_publish,
     .queue_compact = vk_op_queue_compact,
+    /* Always set, although a queue family without timestamps has no device
+     * timer: the table is shared by every device (static const), so such a
+     * device cannot leave the ops NULL. Its timer_mark records nothing and
+     * its timer_elapsed gives *ms = -1, which the statistics report as "no
+     * device time" exactly as they would for NULL ops. */
+    .timer_mark = vk_op_timer_mark,
+    .timer_elapsed = vk_op_timer_elapsed,
 };
 
 ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config) {
@@ -377,6 +385,8 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
   }
   if (st == WS_OK)
     st = create_stream(dev);
+  if (st == WS_OK)
+    st = vk_timer_init(dev);
   if (st == WS_OK)
     st = vk_buffer_create(dev, VK_WS_STAGING_BYTES, true, &vk->staging);
   if (st == WS_OK)

@@ -102,6 +102,14 @@ typedef struct vk_impl {
   VkPipeline bound;     /* pipeline bound in cmd */
   uint64_t timeout_ns;
 
+  /* device timer (statistics): two timestamp queries, start and end.
+   * timer_pool is VK_NULL_HANDLE when the queue family cannot write
+   * timestamps; the timer ops then report no device time. */
+  VkQueryPool timer_pool;
+  uint64_t timer_mask;     /* the family's timestampValidBits as a mask */
+  double timer_ns_per_tick; /* VkPhysicalDeviceLimits.timestampPeriod */
+  unsigned timer_marks;    /* bit 0: start recorded (after its reset), bit 1: end */
+
   /* pipelines */
   VkPipelineLayout layout;
   VkPipeline queue_pipelines[VK_QS_N];
@@ -158,6 +166,12 @@ ws_status vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offs
                              size_t size);
 ws_status vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
 ws_status vk_op_synchronize(ws_device *dev);
+/* Device timer (backend.h timer_mark/timer_elapsed) over vk->timer_pool;
+ * vk_timer_init creates the pool at device open when the queue family
+ * supports timestamps. */
+ws_status vk_timer_init(ws_device *dev);
+ws_status vk_op_timer_mark(ws_device *dev, bool end);
+ws_status vk_op_timer_elapsed(ws_device *dev, double *ms);
 
 /* vk_pipeline.c */
 ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,

@@ -257,3 +257,82 @@ ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size
   }
   return WS_OK;
 }
+
+/* ---- device timer (statistics) ----
+ *
+ * Two timestamp queries: the start mark resets the pool in the command
+ * buffer and writes query 0, the end mark writes query 1, possibly several
+ * submissions later (timestamps of one queue share one time domain). Both
+ * use VK_PIPELINE_STAGE_ALL_COMMANDS_BIT: a timestamp is latched once every
+ * earlier command has completed, so the interval is from the completion of
+ * the work before the start mark to the completion of the work before the
+ * end mark. Timestamps write no memory the stream reads, so they need no
+ * barrier of their own; vk_record_begin still places the pending one, which
+ * keeps the operations before and after the mark ordered. */
+
+ws_status vk_timer_init(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  VkQueueFamilyProperties qf[64];
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &n, NULL);
+  if (n > 64)
+    n = 64;
+  vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &n, qf);
+  const uint32_t bits = vk->family < n ? qf[vk->family].timestampValidBits : 0u;
+  /* no timestamps on this queue family (or not guaranteed on compute
+   * queues): no pool, and the timer ops report no device time */
+  if (bits == 0 || !vk->props.limits.timestampComputeAndGraphics)
+    return WS_OK;
+  vk->timer_mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1u;
+  vk->timer_ns_per_tick = (double)vk->props.limits.timestampPeriod;
+  VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                              .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                              .queryCount = 2};
+  ws_status st = VK_CALL(dev, vkCreateQueryPool, vk->device, &qi, NULL, &vk->timer_pool);
+  if (st != WS_OK)
+    vk->timer_pool = VK_NULL_HANDLE;
+  return st;
+}
+
+ws_status vk_op_timer_mark(ws_device *dev, bool end) {
+  vk_impl *vk = vk_of(dev);
+  if (!vk->timer_pool)
+    return WS_OK; /* no device timer: vk_op_timer_elapsed reports -1 */
+  if (end && !(vk->timer_marks & 1u))
+    return ws_dev_fail(dev, WS_EINVAL, "vulkan: device timer: end mark without a start mark");
+  ws_status st = vk_record_begin(dev);
+  if (st != WS_OK)
+    return st;
+  if (!end) {
+    vkCmdResetQueryPool(vk->cmd, vk->timer_pool, 0, 2);
+    vk->timer_marks = 0;
+  }
+  vkCmdWriteTimestamp(vk->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk->timer_pool, end ? 1u : 0u);
+  vk->timer_marks |= end ? 2u : 1u;
+  return WS_OK;
+}
+
+ws_status vk_op_timer_elapsed(ws_device *dev, double *ms) {
+  vk_impl *vk = vk_of(dev);
+  if (!vk->timer_pool) {
+    *ms = -1.0; /* stands for NULL timer ops (see vk_ops in vk_device.c) */
+    return WS_OK;
+  }
+  if (vk->broken)
+    return broken_fail(dev);
+  if (vk->timer_marks != 3u)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: device timer: elapsed time asked before both marks were enqueued");
+  /* The caller synchronizes first (backend.h); should a mark still be
+   * unsubmitted, waiting on its query would never end: submit it. */
+  ws_status st;
+  if (vk->recording && (st = submit_and_wait(dev)) != WS_OK)
+    return st;
+  uint64_t t[2];
+  if ((st = VK_CALL(dev, vkGetQueryPoolResults, vk->device, vk->timer_pool, 0, 2, sizeof t, t,
+                    sizeof t[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT)) != WS_OK)
+    return st;
+  const uint64_t ticks = (t[1] - t[0]) & vk->timer_mask;
+  *ms = (double)ticks * vk->timer_ns_per_tick * 1e-6;
+  return WS_OK;
+}
