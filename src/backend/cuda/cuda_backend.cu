@@ -284,6 +284,8 @@ static const ws_backend_ops cuda_ops = {
     /* .queue_gather_all = */ ws_cuda_queue_gather_all,
     /* .queue_publish = */ ws_cuda_queue_publish,
     /* .queue_compact = */ ws_cuda_queue_compact,
+    /* .timer_mark = */ NULL, /* optional; docs/cuda.md */
+    /* .timer_elapsed = */ NULL,
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:
