@@ -332,9 +332,6 @@ int main(int argc, char **argv) {
     if (st == WS_EAUX_POOL_BOUND)
       fprintf(stderr, "%s: a shadow capacity below the pool size (R * b = %u) needs "
                       "--partial-admission\n", prog, o.pool);
-    if (st == WS_ENOKERNEL && dc.backend == WS_BACKEND_VULKAN)
-      fprintf(stderr, "%s: the path tracer's kernels have no GLSL version yet, so the Vulkan "
-                      "backend cannot run it; use --backend cpu or cuda\n", prog);
     free(img);
     ws_device_destroy(dev);
     return 1;

@@ -12,7 +12,8 @@ target_compile_options(wavesched_pathtracer PRIVATE
   $<$<COMPILE_LANGUAGE:C>:${WS_C_WARNINGS}>
   $<$<COMPILE_LANGUAGE:C>:-ffp-contract=off>
   $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
-ws_add_kernels(wavesched_pathtracer NAME pathtracer SOURCE ${WS_PT_DIR}/pathtracer.kern.h)
+ws_add_kernels(wavesched_pathtracer NAME pathtracer SOURCE ${WS_PT_DIR}/pathtracer.kern.h
+               GLSL ${WS_PT_DIR}/glsl)
 if(WS_HAVE_CUDA AND TARGET CUDA::cudart)
   target_link_libraries(wavesched_pathtracer PUBLIC CUDA::cudart)
 endif()

@@ -1,0 +1,518 @@
+/* The path tracer's shared device code (examples/pathtracer/pt.h and
+ * pathtracer.kern.h) in GLSL for the Vulkan backend: the same structs, the
+ * same argument bytes and the same arithmetic, operation for operation.
+ *
+ * Floating point: every float computation is `precise` (SPIR-V NoContraction:
+ * no fma contraction, no reassociation), the twin of -ffp-contract=off /
+ * --fmad=false; no GLSL builtins whose rounding is not exact (dot, normalize,
+ * length are written out in C's order); copysign is done on the bits; float
+ * constants are given as their bit patterns (C's rounding of the decimal
+ * literal, no double rounding through the GLSL front end).
+ *
+ * Layouts (scalar block layout = C offsets; sizes checked against the C
+ * structs): pt_material 40, pt_prim 64, pt_light 68, pt_camera 48, pt_scene
+ * 144 (explicit offsets below), pt_args 112, pt_shadow 80, pt_stage_args 56,
+ * pt_resolve_args 40. pt_vec3 (struct of 3 floats) is vec3 (size 12, align 4). */
+#ifndef WS_PT_GLSL
+#define WS_PT_GLSL
+
+#include "wavesched/pool.glsl"
+
+/* ---- constants (pathtracer.kern.h) as C's float bits ---- */
+#define PT_PI uintBitsToFloat(0x40490fdbu)          /* 3.14159265358979323846f */
+#define PT_INV_PI uintBitsToFloat(0x3ea2f983u)      /* 0.31830988618379067154f */
+#define PT_HALF_PI uintBitsToFloat(0x3fc90fdbu)     /* 0.5f * PT_PI (folded in float) */
+#define PT_EPS uintBitsToFloat(0x38d1b717u)         /* 1e-4f */
+#define PT_INF uintBitsToFloat(0x7149f2cau)         /* 1e30f */
+#define PT_DEN_EPS uintBitsToFloat(0x3089705fu)     /* 1e-9f */
+#define PT_RR_MAX uintBitsToFloat(0x3f733333u)      /* 0.95f */
+
+#define PT_MAT_DIFFUSE 0u
+#define PT_MAT_GLOSSY 1u
+#define PT_MAT_DIELECTRIC 2u
+#define PT_MAT_EMISSIVE 3u
+#define PT_PRIM_SPHERE 0u
+#define PT_PRIM_QUAD 1u
+#define PT_NO_HIT 0xffffffffu
+
+#define PT_INTERSECT 1u
+#define PT_SHADE_DIFFUSE 2u
+#define PT_SHADE_GLOSSY 3u
+#define PT_SHADE_DIELECTRIC 4u
+#define PT_SHADE_EMISSIVE 5u
+
+#define PT_STAGE_SAMPLE_LIGHT 0u
+#define PT_STAGE_TRACE_SHADOW 1u
+#define PT_STAGE_ACCUMULATE 2u
+#define PT_STAGE_COUNT 3u
+#define PT_STAGE_DONE 3u
+#define PT_MAX_SHADOW_STEPS 4u
+
+#define PT_NEE_PIPELINE 0u
+#define PT_NEE_INLINE 1u
+
+#define PT_CTR_REJECTED 0u
+#define PT_CTR_PANE 1u
+#define PT_CTR_OCCLUDED 2u
+#define PT_CTR_UNOCCLUDED 3u
+
+#define PT_DIM_LIGHT_U 0u
+#define PT_DIM_LIGHT_V 1u
+#define PT_DIM_BSDF_U 2u
+#define PT_DIM_BSDF_V 3u
+#define PT_DIM_LOBE 4u
+#define PT_DIM_RR 5u
+#define PT_DIM_CAM_X 6u
+#define PT_DIM_CAM_Y 7u
+#define PT_DIMS 8u
+
+#ifndef PT_STRATEGY
+#define PT_STRATEGY 0
+#endif
+
+/* ---- scene records (pt.h) ---- */
+struct pt_material { /* 40 bytes */
+  vec3 albedo;
+  vec3 emission;
+  float alpha;
+  float ior;
+  uint kind;
+  uint thin;
+};
+struct pt_prim { /* 64 bytes */
+  vec3 p;
+  vec3 u;
+  vec3 v;
+  vec3 n;
+  float r;
+  uint kind;
+  uint material;
+  uint pad;
+};
+struct pt_light { /* 68 bytes */
+  vec3 p;
+  vec3 u;
+  vec3 v;
+  vec3 n;
+  vec3 emission;
+  float area;
+  uint prim;
+};
+struct pt_camera { /* 48 bytes */
+  vec3 eye;
+  vec3 lower_left;
+  vec3 horizontal;
+  vec3 vertical;
+};
+layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer pt_scene_ref {
+  layout(offset = 0) pt_camera camera;
+  layout(offset = 48) pt_light light;
+  layout(offset = 120) uint64_t prims;     /* pt_prim[prim_count] */
+  layout(offset = 128) uint64_t materials; /* pt_material[material_count] */
+  layout(offset = 136) uint prim_count;
+  layout(offset = 140) uint material_count;
+};
+WS_DECLARE_ARRAY(pt_prims_ref, pt_prim, 4)
+WS_DECLARE_ARRAY(pt_materials_ref, pt_material, 4)
+
+/* ---- the shadow payload (pt.h pt_shadow, 80 bytes; `sample` is a GLSL keyword) ---- */
+struct pt_shadow {
+  vec3 pos;
+  vec3 nrm;
+  vec3 wo;
+  vec3 contrib;
+  float tmax;
+  uint item;
+  uint pixel;
+  uint sample_;
+  uint bounce;
+  uint material;
+  uint steps;
+  uint last;
+};
+#define WS_SIZEOF_pt_shadow 80u
+#define WS_ALIGNOF_pt_shadow 4u
+WS_DECLARE_TYPE(pt_shadow, 4)
+
+/* ---- argument blocks (pt.h) ---- */
+struct pt_args { /* 112 bytes, alignment 8 */
+  uint64_t scene;    /* pt_scene */
+  uint64_t radiance; /* float[items * 3] */
+  uint64_t nee;      /* float[items * max_depth * 3] */
+  ws_pool_view pool; /* 48 bytes */
+  uint width;
+  uint height;
+  uint batch_spp;
+  uint sample_base;
+  uint max_depth;
+  uint rr_depth;
+  uint seed;
+  uint nee_mode;
+  uint64_t counters; /* uint32[4] or 0 */
+};
+/* a pt_args at a device address (the coroutine's ws_launch.args, the stage
+ * kernels' pt_stage_args.args) */
+WS_ARGS(pt_args_ref) { pt_args a; };
+
+struct pt_stage_args { /* 56 bytes */
+  uint64_t args;
+  ws_pool_view pool;
+};
+
+struct pt_resolve_args { /* 40 bytes */
+  uint64_t radiance;
+  uint64_t nee;
+  uint64_t accum;
+  uint pixels;
+  uint batch_spp;
+  uint max_depth;
+  uint pad;
+};
+
+/* float element `idx` (a 64-bit index: item * max_depth * 3 may pass 2^32 on
+ * large renders) of a float array at a device address */
+#define PT_FLOAT(addr, idx) WS_REF(float)(WS_ADDR(float, addr, idx)).v
+
+/* ---- random numbers ---- */
+uint pt_mix(uint x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+precise float pt_rand(uint seed, uint pixel, uint sample_, uint bounce, uint dim) {
+  uint h = pt_mix(seed ^ 0x9e3779b9u);
+  h = pt_mix(h ^ pixel);
+  h = pt_mix(h ^ sample_);
+  h = pt_mix(h ^ (bounce * PT_DIMS + dim));
+  precise float r = float(h >> 8u) * uintBitsToFloat(0x33800000u); /* 1 / 2^24 */
+  return r;
+}
+
+/* ---- vectors: componentwise ops are exact twins; sums in C's order ---- */
+precise vec3 v_add(vec3 a, vec3 b) { precise vec3 r = vec3(a.x + b.x, a.y + b.y, a.z + b.z); return r; }
+precise vec3 v_sub(vec3 a, vec3 b) { precise vec3 r = vec3(a.x - b.x, a.y - b.y, a.z - b.z); return r; }
+precise vec3 v_mul(vec3 a, vec3 b) { precise vec3 r = vec3(a.x * b.x, a.y * b.y, a.z * b.z); return r; }
+precise vec3 v_scale(vec3 a, float s) { precise vec3 r = vec3(a.x * s, a.y * s, a.z * s); return r; }
+vec3 v_neg(vec3 a) { return vec3(-a.x, -a.y, -a.z); }
+precise float v_dot(vec3 a, vec3 b) {
+  precise float r = a.x * b.x + a.y * b.y + a.z * b.z;
+  return r;
+}
+precise vec3 v_norm(vec3 a) {
+  precise float s = 1.0 / sqrt(v_dot(a, a));
+  return v_scale(a, s);
+}
+precise vec3 v_madd(vec3 a, vec3 b, float s) { /* a + b*s */
+  precise vec3 r = vec3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
+  return r;
+}
+float v_max(vec3 a) { return max(a.x, max(a.y, a.z)); }
+bool v_zero(vec3 a) { return a.x == 0.0 && a.y == 0.0 && a.z == 0.0; }
+float pt_copysign(float mag, float sgn) {
+  return uintBitsToFloat((floatBitsToUint(mag) & 0x7fffffffu) | (floatBitsToUint(sgn) & 0x80000000u));
+}
+
+/* sin and cos of 2*pi*u (Cephes polynomials, pathtracer.kern.h) */
+void pt_sincos_2pi(float u, out float s, out float c) {
+  precise float t = u * 4.0;
+  uint q = uint(t);
+  if (q > 3u)
+    q = 3u;
+  precise float x = (t - float(q) - 0.5) * PT_HALF_PI;
+  precise float z = x * x;
+  precise float sx = x + x * z * (uintBitsToFloat(0xbe2aaaa3u) +
+                                  z * (uintBitsToFloat(0x3c08839eu) + z * uintBitsToFloat(0xb94ca1f9u)));
+  precise float cx = 1.0 - 0.5 * z +
+                     z * z * (uintBitsToFloat(0x3d2aaaa5u) +
+                              z * (uintBitsToFloat(0xbab6061au) + z * uintBitsToFloat(0x37ccf5ceu)));
+  const float h = uintBitsToFloat(0x3f3504f3u); /* sin(pi/4) */
+  precise float s0 = h * (cx + sx);
+  precise float c0 = h * (cx - sx);
+  switch (q) {
+  case 0u:
+    s = s0;
+    c = c0;
+    break;
+  case 1u:
+    s = c0;
+    c = -s0;
+    break;
+  case 2u:
+    s = -s0;
+    c = -c0;
+    break;
+  default:
+    s = -c0;
+    c = s0;
+    break;
+  }
+}
+
+/* Orthonormal basis around unit n (Duff et al. 2017) */
+void pt_basis(vec3 n, out vec3 t, out vec3 b) {
+  precise float sign_ = pt_copysign(1.0, n.z);
+  precise float a = -1.0 / (sign_ + n.z);
+  precise float bb = n.x * n.y * a;
+  precise vec3 t_ = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * bb, -sign_ * n.x);
+  precise vec3 b_ = vec3(bb, sign_ + n.y * n.y * a, -n.y);
+  t = t_;
+  b = b_;
+}
+
+precise vec3 pt_to_world(vec3 n, float lx, float ly, float lz) {
+  vec3 t, b;
+  pt_basis(n, t, b);
+  return v_add(v_add(v_scale(t, lx), v_scale(b, ly)), v_scale(n, lz));
+}
+
+/* ---- scene queries ---- */
+pt_scene_ref pt_scene_of(pt_args a) { return pt_scene_ref(a.scene); }
+pt_prim pt_prim_at(pt_scene_ref sc, uint i) { return pt_prims_ref(sc.prims).v[i]; }
+pt_material pt_material_at(pt_scene_ref sc, uint m) { return pt_materials_ref(sc.materials).v[m]; }
+pt_material pt_material_of(pt_scene_ref sc, uint prim) {
+  return pt_material_at(sc, pt_prim_at(sc, prim).material);
+}
+
+/* Distance along unit d to prim p within (tmin, tmax), or PT_INF. */
+precise float pt_prim_hit(pt_prim p, vec3 o, vec3 d, float tmin, float tmax) {
+  if (p.kind == PT_PRIM_SPHERE) {
+    precise vec3 oc = v_sub(o, p.p);
+    precise float b = v_dot(oc, d);
+    precise float c = v_dot(oc, oc) - p.r * p.r;
+    precise float disc = b * b - c;
+    if (disc < 0.0)
+      return PT_INF;
+    precise float sq = sqrt(disc);
+    precise float t = -b - sq;
+    if (t <= tmin)
+      t = -b + sq;
+    return (t > tmin && t < tmax) ? t : PT_INF;
+  }
+  precise float den = v_dot(p.n, d);
+  if (abs(den) < PT_DEN_EPS)
+    return PT_INF;
+  precise float t = v_dot(p.n, v_sub(p.p, o)) / den;
+  if (!(t > tmin && t < tmax))
+    return PT_INF;
+  precise vec3 q = v_sub(v_madd(o, d, t), p.p);
+  precise float s = v_dot(q, p.u) / v_dot(p.u, p.u);
+  precise float r = v_dot(q, p.v) / v_dot(p.v, p.v);
+  return (s >= 0.0 && s <= 1.0 && r >= 0.0 && r <= 1.0) ? t : PT_INF;
+}
+
+/* Closest hit over the scene, skipping prim `skip` (PT_NO_HIT: none). */
+uint pt_closest(pt_scene_ref sc, vec3 o, vec3 d, float tmax, uint skip, out float t_out) {
+  uint best = PT_NO_HIT;
+  precise float bt = tmax;
+  const uint n = sc.prim_count;
+  for (uint i = 0u; i < n; ++i) {
+    if (i == skip)
+      continue;
+    precise float t = pt_prim_hit(pt_prim_at(sc, i), o, d, PT_EPS, bt);
+    if (t < bt) {
+      bt = t;
+      best = i;
+    }
+  }
+  t_out = bt;
+  return best;
+}
+
+/* Geometric unit normal of prim at point x (outward for spheres). */
+precise vec3 pt_normal(pt_prim p, vec3 x) {
+  if (p.kind == PT_PRIM_SPHERE) {
+    precise float s = 1.0 / p.r;
+    return v_scale(v_sub(x, p.p), s);
+  }
+  return p.n;
+}
+
+/* ---- materials ---- */
+precise float pt_fresnel(float cos_i, float eta, out float cos_t) {
+  precise float sin2_t = eta * eta * (1.0 - cos_i * cos_i);
+  if (sin2_t >= 1.0) {
+    cos_t = 0.0;
+    return 1.0;
+  }
+  precise float ct = sqrt(1.0 - sin2_t);
+  precise float rs = (eta * cos_i - ct) / (eta * cos_i + ct);
+  precise float rp = (cos_i - eta * ct) / (cos_i + eta * ct);
+  cos_t = ct;
+  precise float r = 0.5 * (rs * rs + rp * rp);
+  return r;
+}
+
+precise float pt_thin_reflectance(pt_material m, float cos_i) {
+  float ct;
+  precise float inv_ior = 1.0 / m.ior;
+  precise float r = pt_fresnel(cos_i, inv_ior, ct);
+  precise float res = 2.0 * r / (1.0 + r);
+  return res;
+}
+
+precise float pt_ggx_d(float alpha2, float cos_h) {
+  precise float k = cos_h * cos_h * (alpha2 - 1.0) + 1.0;
+  precise float r = alpha2 / (PT_PI * k * k);
+  return r;
+}
+precise float pt_ggx_g1(float alpha2, float c) {
+  precise float r = 2.0 * c / (c + sqrt(alpha2 + (1.0 - alpha2) * c * c));
+  return r;
+}
+precise vec3 pt_schlick(vec3 f0, float c) {
+  precise float m = 1.0 - c;
+  precise float m5 = m * m * m * m * m;
+  precise vec3 r = vec3(f0.x + (1.0 - f0.x) * m5, f0.y + (1.0 - f0.y) * m5, f0.z + (1.0 - f0.z) * m5);
+  return r;
+}
+
+/* BSDF value f(wo, wi) and pdf (solid angle) for diffuse and glossy; n faces wo. */
+precise vec3 pt_bsdf_eval(pt_material m, vec3 n, vec3 wo, vec3 wi, out float pdf) {
+  precise float cos_i = v_dot(n, wi);
+  precise float cos_o = v_dot(n, wo);
+  pdf = 0.0;
+  if (cos_i <= 0.0 || cos_o <= 0.0)
+    return vec3(0.0);
+  if (m.kind == PT_MAT_DIFFUSE) {
+    precise float p = cos_i * PT_INV_PI;
+    pdf = p;
+    return v_scale(m.albedo, PT_INV_PI);
+  }
+  precise float alpha2 = m.alpha * m.alpha;
+  precise vec3 h = v_norm(v_add(wo, wi));
+  precise float cos_h = v_dot(n, h);
+  precise float oh = v_dot(wo, h);
+  if (cos_h <= 0.0 || oh <= 0.0)
+    return vec3(0.0);
+  precise float d = pt_ggx_d(alpha2, cos_h);
+  precise float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
+  precise float p = d * cos_h / (4.0 * oh);
+  pdf = p;
+  precise float s = d * g / (4.0 * cos_o * cos_i);
+  return v_scale(pt_schlick(m.albedo, oh), s);
+}
+
+/* ---- item keys ---- */
+void pt_keys(pt_args a, uint id, out uint pixel, out uint sample_) {
+  pixel = id / a.batch_spp;
+  sample_ = a.sample_base + id % a.batch_spp;
+}
+
+void pt_count(pt_args a, uint which) {
+  if (a.counters != 0ul)
+    ws_atomic_add_u32(WS_ADDR(uint32_t, a.counters, which), 1u);
+}
+
+/* ======================================================================
+ * Next-event estimation: the three stages on one payload (the stage
+ * kernels and the inline path call exactly these)
+ * ====================================================================== */
+
+uint pt_sample_light(pt_args a, inout pt_shadow s) {
+  pt_scene_ref sc = pt_scene_of(a);
+  const pt_light L = sc.light;
+  precise float u = pt_rand(a.seed, s.pixel, s.sample_, s.bounce, PT_DIM_LIGHT_U);
+  precise float v = pt_rand(a.seed, s.pixel, s.sample_, s.bounce, PT_DIM_LIGHT_V);
+  precise vec3 lp = v_madd(v_madd(L.p, L.u, u), L.v, v);
+  precise vec3 wi = v_sub(lp, s.pos);
+  precise float dist2 = v_dot(wi, wi);
+  precise float dist = sqrt(dist2);
+  precise float inv_dist = 1.0 / dist;
+  wi = v_scale(wi, inv_dist);
+  precise float cos_s = v_dot(s.nrm, wi);
+  precise float cos_l = -v_dot(L.n, wi);
+  if (cos_s <= 0.0 || cos_l <= 0.0) {
+    pt_count(a, PT_CTR_REJECTED);
+    return PT_STAGE_DONE;
+  }
+  precise float pdf_l = dist2 / (cos_l * L.area);
+  float pdf_b;
+  const pt_material m = pt_material_at(sc, s.material);
+  precise vec3 f = pt_bsdf_eval(m, s.nrm, s.wo, wi, pdf_b);
+  if (v_zero(f)) {
+    pt_count(a, PT_CTR_REJECTED);
+    return PT_STAGE_DONE;
+  }
+  precise float w = s.last != 0u ? 1.0 : pdf_l * pdf_l / (pdf_l * pdf_l + pdf_b * pdf_b);
+#if PT_STRATEGY == 1
+  w = 1.0;
+#elif PT_STRATEGY == 2
+  pt_count(a, PT_CTR_REJECTED);
+  return PT_STAGE_DONE;
+#endif
+  precise float k = cos_s * w / pdf_l;
+  s.contrib = v_scale(v_mul(v_mul(s.contrib, f), L.emission), k);
+  s.pos = v_madd(s.pos, s.nrm, PT_EPS);
+  s.wo = wi;
+  precise float tmax = dist - 2.0 * PT_EPS;
+  s.tmax = tmax;
+  s.steps = 0u;
+  return PT_STAGE_TRACE_SHADOW;
+}
+
+uint pt_trace_shadow(pt_args a, inout pt_shadow s) {
+  pt_scene_ref sc = pt_scene_of(a);
+  float t;
+  const uint hit = pt_closest(sc, s.pos, s.wo, s.tmax, sc.light.prim, t);
+  if (hit == PT_NO_HIT) {
+    pt_count(a, PT_CTR_UNOCCLUDED);
+    return PT_STAGE_ACCUMULATE;
+  }
+  const pt_material m = pt_material_of(sc, hit);
+  if (m.kind != PT_MAT_DIELECTRIC || m.thin == 0u || s.steps >= PT_MAX_SHADOW_STEPS) {
+    pt_count(a, PT_CTR_OCCLUDED);
+    return PT_STAGE_DONE;
+  }
+  pt_count(a, PT_CTR_PANE);
+  precise vec3 n = pt_normal(pt_prim_at(sc, hit), v_madd(s.pos, s.wo, t));
+  precise float tr = 1.0 - pt_thin_reflectance(m, abs(v_dot(n, s.wo)));
+  s.contrib = v_scale(v_mul(s.contrib, m.albedo), tr);
+  s.pos = v_madd(s.pos, s.wo, t);
+  precise float tmax = s.tmax - t;
+  s.tmax = tmax;
+  s.steps += 1u;
+  return PT_STAGE_TRACE_SHADOW;
+}
+
+uint pt_accumulate(pt_args a, inout pt_shadow s) {
+  const uint64_t base = (uint64_t(s.item) * uint64_t(a.max_depth) + uint64_t(s.bounce)) * 3ul;
+  PT_FLOAT(a.nee, base) = s.contrib.x;
+  PT_FLOAT(a.nee, base + 1ul) = s.contrib.y;
+  PT_FLOAT(a.nee, base + 2ul) = s.contrib.z;
+  return PT_STAGE_DONE;
+}
+
+uint pt_stage_step(pt_args a, inout pt_shadow s, uint stage) {
+  switch (stage) {
+  case PT_STAGE_SAMPLE_LIGHT:
+    return pt_sample_light(a, s);
+  case PT_STAGE_TRACE_SHADOW:
+    return pt_trace_shadow(a, s);
+  case PT_STAGE_ACCUMULATE:
+    return pt_accumulate(a, s);
+  default:
+    return PT_STAGE_DONE;
+  }
+}
+
+/* A stage kernel's work on one slot (pathtracer.kern.h pt_stage_slot). */
+void pt_stage_slot(pt_stage_args sa, uint slot, uint stage) {
+  if (!ws_pool_in_stage(sa.pool, slot, stage))
+    return;
+  const pt_args a = pt_args_ref(sa.args).a;
+  const uint64_t stored = ws_pool_payload(sa.pool, slot);
+  pt_shadow s = WS_REF(pt_shadow)(stored).v;
+  const uint next = pt_stage_step(a, s, stage);
+  if (next == PT_STAGE_DONE) {
+    ws_pool_release(sa.pool, slot, stage);
+    return;
+  }
+  WS_REF(pt_shadow)(stored).v = s;
+  ws_pool_move(sa.pool, slot, stage, next);
+}
+
+#endif
