@@ -196,21 +196,25 @@ static ws_status verify(ws_scheduler *s, loop_state *ls) {
                          ls->it, ls->h[2 * words], ls->expect_gather);
   ls->gathered = false;
   if (!s->cfg.incremental && ls->live) {
+    /* verification's own synchronization, into memory reserved at creation */
     ws_status st;
-    if ((st = ws_buffer_read(s->slots, 0, s->verify_slots, (size_t)ls->live * 4)) != WS_OK ||
-        (st = ws_buffer_read(s->tokens, 0, s->verify_tokens, (size_t)ls->high * 4)) != WS_OK)
+    if ((st = ws_readback_enqueue(s->verify_rb, 0, s->slots, 0, (size_t)ls->live * 4)) != WS_OK ||
+        (st = ws_readback_enqueue(s->verify_rb, (size_t)s->R * 4, s->tokens, 0,
+                                  (size_t)ls->high * 4)) != WS_OK ||
+        (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
       return dev_fail(s, st, ls->it, "verification read");
+    uint32_t *verify_slots = s->verify_rb->ptr, *verify_tokens = verify_slots + s->R;
     uint32_t pos = 0;
     for (uint32_t j = 1; j <= s->K; ++j) {
       for (uint32_t k = 0; k < ls->h[j]; ++k, ++pos) {
-        uint32_t slot = s->verify_slots[pos];
-        if (slot >= ls->high || s->verify_tokens[slot] != j)
+        uint32_t slot = verify_slots[pos];
+        if (slot >= ls->high || verify_tokens[slot] != j)
           return ws_sched_fail(s, WS_EVERIFY,
                                "iteration %" PRIu64 ": gathered entry %u of queue %u is slot %u "
                                "with token %u",
-                               ls->it, k, j, slot, slot < ls->high ? s->verify_tokens[slot] : 0u);
+                               ls->it, k, j, slot, slot < ls->high ? verify_tokens[slot] : 0u);
         /* mark seen: a repeated slot then fails the token test */
-        s->verify_tokens[slot] = UINT32_MAX;
+        verify_tokens[slot] = UINT32_MAX;
       }
     }
   }

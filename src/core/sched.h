@@ -38,8 +38,7 @@ struct ws_scheduler {
   ws_buffer *frames, *ids, *tokens, *counts, *slots, *offsets, *scratch, *counter, *args,
       *field_offsets, *verify_counts;
   ws_readback *rb;        /* [counts K+2][verify K+2][counter 1] */
-  uint32_t *verify_slots; /* host copies for the permutation check */
-  uint32_t *verify_tokens;
+  ws_readback *verify_rb; /* verify mode: [slots R words][tokens R words] */
   uint64_t soa_offsets[WS_MAX_FRAME_FIELDS];
   uint32_t field_sizes[WS_MAX_FRAME_FIELDS];
 

@@ -163,10 +163,10 @@ static ws_status reserve(ws_scheduler *s) {
     return ws_sched_fail(s, st, "cannot allocate the readback buffer: %s",
                          ws_device_last_error(s->dev));
   if (s->verify_on) {
-    s->verify_slots = ws_calloc(R, sizeof *s->verify_slots);
-    s->verify_tokens = ws_calloc(R, sizeof *s->verify_tokens);
-    if (!s->verify_slots || !s->verify_tokens)
-      return ws_sched_fail(s, WS_ENOMEM, "out of memory for verification buffers");
+    st = ws_readback_create(s->dev, (size_t)R * 8, &s->verify_rb);
+    if (st != WS_OK)
+      return ws_sched_fail(s, st, "cannot allocate the verification readback: %s",
+                           ws_device_last_error(s->dev));
   }
   /* Stale slot entries must always name a slot < R: a corrupted count can
    * then misdirect a launch but never send it out of bounds. */
@@ -253,8 +253,7 @@ void ws_scheduler_destroy(ws_scheduler *s) {
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
     ws_buffer_destroy(bufs[i]);
   ws_readback_destroy(s->rb);
-  ws_free(s->verify_slots);
-  ws_free(s->verify_tokens);
+  ws_readback_destroy(s->verify_rb);
   ws_aux_release_all(s);
   ws_free(s->align);
   ws_free(s->node_stats);
