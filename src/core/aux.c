@@ -401,6 +401,8 @@ static void set_allowances(ws_scheduler *s) {
   }
 }
 
+void ws_aux_before_refill(ws_scheduler *s) { set_allowances(s); }
+
 ws_status ws_aux_run_stage(ws_scheduler *s, uint64_t it, const ws_aux_decision *d) {
   ws_aux_entry *a = &s->aux[d->work];
   set_allowances(s);

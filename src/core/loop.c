@@ -382,7 +382,7 @@ static ws_status one_iteration(ws_scheduler *s, loop_state *ls, bool *done) {
       return ws_aux_run_stage(s, ls->it, &d);
   }
   if (refill_wanted(s, ls, sel)) {
-    ws_aux_before_launch(s, ls->it, 0, 0);
+    ws_aux_before_refill(s);
     return refill(s, ls);
   }
   if (n == 0)

@@ -82,6 +82,8 @@ ws_status ws_aux_decide(ws_scheduler *s, uint64_t iteration, uint32_t queue, uin
                         uint32_t best_work, uint32_t best_stage, uint32_t best_count,
                         ws_aux_decision *d);
 ws_status ws_aux_run_stage(ws_scheduler *s, uint64_t iteration, const ws_aux_decision *d);
+/* A refill publishes into no work: every allowance becomes the current L. */
+void ws_aux_before_refill(ws_scheduler *s);
 /* Calls prepare_for_producer(m*b) for every work producing from `queue` and
  * sets every work's allowance for the launch of m frames. */
 ws_status ws_aux_before_launch(ws_scheduler *s, uint64_t iteration, uint32_t queue, uint32_t m);
