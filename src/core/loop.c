@@ -297,6 +297,17 @@ static bool refill_wanted(const ws_scheduler *s, const loop_state *ls, uint32_t 
   return s->cfg.refill_align_count == 0 || ls->live == 0 || s->align[selected];
 }
 
+/* Statistics only: ends the device timer with one more synchronization after
+ * the last boundary, never inside the loop. */
+static ws_status read_timer(ws_scheduler *s, uint64_t it) {
+  ws_status st;
+  if ((st = s->dev->ops->timer_mark(s->dev, true)) != WS_OK ||
+      (st = s->dev->ops->synchronize(s->dev)) != WS_OK ||
+      (st = s->dev->ops->timer_elapsed(s->dev, &s->dstats.device_ms)) != WS_OK)
+    return dev_fail(s, st, it, "device timer");
+  return WS_OK;
+}
+
 static ws_status run_megakernel(ws_scheduler *s, uint32_t N) {
   ws_launch l = launch_record(s);
   l.count = N;
@@ -419,8 +430,13 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
   memset(&ls, 0, sizeof ls);
   ls.N = N;
   ls.A = N < s->R ? N : s->R;
+  const bool timed = s->stats_on && s->dev->ops->timer_mark && s->dev->ops->timer_elapsed;
   if (s->cfg.kind == WS_SCHEDULER_MEGAKERNEL) {
+    if (N && timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
+      return dev_fail(s, st, 0, "device timer");
     st = N ? run_megakernel(s, N) : WS_OK;
+    if (st == WS_OK && N && timed)
+      st = read_timer(s, 1);
     s->dstats.elapsed_ms = now_ms() - t0;
     return st;
   }
@@ -434,7 +450,6 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
     return dev_fail(s, st, 0, "prologue");
   if ((st = ws_aux_reset_all(s)) != WS_OK)
     return st;
-  const bool timed = s->stats_on && s->dev->ops->timer_mark && s->dev->ops->timer_elapsed;
   if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
     return dev_fail(s, st, 0, "device timer");
 
@@ -444,12 +459,8 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
       return st;
     ++ls.it;
   }
-  /* Statistics only: one more synchronization after the last boundary, never
-   * inside the loop. */
-  if (timed && ((st = s->dev->ops->timer_mark(s->dev, true)) != WS_OK ||
-                (st = s->dev->ops->synchronize(s->dev)) != WS_OK ||
-                (st = s->dev->ops->timer_elapsed(s->dev, &s->dstats.device_ms)) != WS_OK))
-    return dev_fail(s, st, ls.it, "device timer");
+  if (timed && (st = read_timer(s, ls.it)) != WS_OK)
+    return st;
   s->dstats.elapsed_ms = now_ms() - t0;
   return WS_OK;
 }
