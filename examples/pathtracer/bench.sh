@@ -23,9 +23,10 @@ ldconfig 2>/dev/null
   nvcc --version | tail -1
   nproc
 } | tee "$OUT/env.log"
-cmake -S . -B "$bd" -G Ninja -DWS_CUDA=ON -DCMAKE_CUDA_COMPILER=nvcc \
+# A build directory configured already (scripts/gpu-final's) is used as is.
+{ [ -f "$bd/build.ninja" ] || cmake -S . -B "$bd" -G Ninja -DWS_CUDA=ON -DCMAKE_CUDA_COMPILER=nvcc \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DWS_VULKAN=OFF -DWS_BUILD_BENCH=OFF \
-  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1; } &&
   ninja -C "$bd" wavesched-pathtracer test_pathtracer >>"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
 pt=$bd/examples/pathtracer/wavesched-pathtracer
@@ -48,7 +49,7 @@ run() { # label args...
   local label=$1
   shift
   echo "== $label: $*"
-  "$pt" --no-progress ${EXTRA:-} "$@" 2>&1 | grep -E "rendered|wavefront scheduler|megakernel scheduler|auxiliary:|shadow rays|failed"
+  "$pt" --no-progress ${EXTRA:-} "$@" 2>&1 | grep -E "rendered|dispatch:|wavefront scheduler|megakernel scheduler|auxiliary:|shadow rays|failed"
 }
 {
   R=1048576

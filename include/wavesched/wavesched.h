@@ -264,8 +264,9 @@ typedef struct ws_dispatch_stats {
   uint64_t blocked_count;      /* iterations a producer was not admitted */
   double elapsed_ms; /* host wall time of the whole dispatch */
   /* Device time from the prologue's first operation to the last one
-   * (Vulkan timestamp queries; host clock on the eager CPU stream); -1 when
-   * statistics are off or the backend has no timer (CUDA: docs/cuda.md). */
+   * (CUDA events, Vulkan timestamp queries; host clock on the eager CPU
+   * stream); -1 when statistics are off or the device cannot time (a Vulkan
+   * queue family without timestamps). */
   double device_ms;
 } ws_dispatch_stats;
 

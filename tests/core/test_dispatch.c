@@ -38,6 +38,13 @@ static void basic_stats_check(ws_scheduler *s, uint32_t N, uint32_t R, const cha
            d.resumed_count, resumes);
   WT_CHECK(d.max_active_count == A, "%s: max_active_count %" PRIu64 ", expected %u (pool %u)", ctx,
            d.max_active_count, A, R);
+  /* Device time: every backend times the dispatch except a Vulkan queue
+   * family without timestamps (-1). It lies inside the host's wall time,
+   * which encloses the first and last operations (0.5 ms for clock skew). */
+  const bool may_lack_timer = wt_backend == WS_BACKEND_VULKAN;
+  WT_CHECK((d.device_ms >= 0 || (may_lack_timer && d.device_ms == -1.0)) &&
+               d.device_ms <= d.elapsed_ms + 0.5,
+           "%s: device_ms %.4f, host elapsed_ms %.4f", ctx, d.device_ms, d.elapsed_ms);
   WT_CHECK(ws_scheduler_node_count(s) == 4, "%s: %u nodes, expected 4", ctx,
            ws_scheduler_node_count(s));
   ws_node_stats e, loop, alt, fin;

@@ -95,6 +95,9 @@ static void cuda_release(ws_cuda *c) {
   if (c->stream)
     (void)cudaStreamSynchronize(c->stream);
   ws_cuda_queue_release(c);
+  for (int i = 0; i < 2; ++i)
+    if (c->timer[i])
+      (void)cudaEventDestroy(c->timer[i]);
   if (c->ctl)
     (void)cudaFree(c->ctl);
   if (c->herr_alloc)
@@ -107,6 +110,7 @@ static void cuda_release(ws_cuda *c) {
   c->herr = NULL;
   c->herr_dev = NULL;
   c->stream = NULL;
+  c->timer[0] = c->timer[1] = NULL;
 }
 
 static void cuda_destroy(ws_device *dev) {
@@ -267,6 +271,35 @@ static ws_status cuda_launch(ws_device *dev, const ws_module_entry *entry, bool 
   return WS_OK;
 }
 
+/* Events time the stream's own work between the marks, so the host's share
+ * of the loop (the per-iteration synchronization and its decisions) shows up
+ * as the device's idle time inside that interval, exactly as with Vulkan's
+ * timestamp queries. */
+static ws_status cuda_timer_mark(ws_device *dev, bool end) {
+  ws_cuda *c = ws_cuda_of(dev);
+  if (end && !(c->timer_marks & 1u))
+    return ws_dev_fail(dev, WS_EINVAL,
+                       WS_GPU_API_NAME ": device timer: end mark without a start mark");
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  WS_CUDA_TRY(dev, cudaEventRecord(c->timer[end ? 1 : 0], c->stream));
+  c->timer_marks = end ? (c->timer_marks | 2u) : 1u;
+  return WS_OK;
+}
+
+static ws_status cuda_timer_elapsed(ws_device *dev, double *ms) {
+  ws_cuda *c = ws_cuda_of(dev);
+  if (c->timer_marks != 3u)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       WS_GPU_API_NAME ": device timer: elapsed time asked before both marks "
+                                       "were enqueued");
+  float t = 0.0f;
+  WS_CUDA_TRY(dev, cudaEventElapsedTime(&t, c->timer[0], c->timer[1]));
+  *ms = (double)t;
+  return WS_OK;
+}
+
 static const ws_backend_ops cuda_ops = {
     /* .name = */ "cuda",
     /* .destroy = */ cuda_destroy,
@@ -284,8 +317,8 @@ static const ws_backend_ops cuda_ops = {
     /* .queue_gather_all = */ ws_cuda_queue_gather_all,
     /* .queue_publish = */ ws_cuda_queue_publish,
     /* .queue_compact = */ ws_cuda_queue_compact,
-    /* .timer_mark = */ NULL, /* optional; docs/cuda.md */
-    /* .timer_elapsed = */ NULL,
+    /* .timer_mark = */ cuda_timer_mark,
+    /* .timer_elapsed = */ cuda_timer_elapsed,
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:
@@ -330,6 +363,8 @@ static const char *queue_mode_name(ws_cuda_queue_mode m) {
  * was made (cuda_release skips what is still NULL), so nothing leaks. */
 static ws_status cuda_setup(ws_device *dev, ws_cuda *c) {
   WS_CUDA_TRY(dev, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  for (int i = 0; i < 2; ++i)
+    WS_CUDA_TRY(dev, cudaEventCreate(&c->timer[i]));
   WS_CUDA_TRY(dev,
               cudaHostAlloc(&c->herr_alloc, WS_HERR_WORDS * sizeof(uint32_t), cudaHostAllocMapped));
   memset(c->herr_alloc, 0, WS_HERR_WORDS * sizeof(uint32_t));

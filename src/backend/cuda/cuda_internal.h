@@ -88,6 +88,11 @@ typedef struct ws_cuda {
    * only at warm-up. */
   void *cub_temp;
   size_t cub_temp_bytes;
+  /* Device timer (backend.h timer_mark/timer_elapsed): events recorded on
+   * the stream; timer_marks has bit 0 once the start is enqueued, bit 1 the
+   * end, so an elapsed time is only read over a pair this dispatch made. */
+  cudaEvent_t timer[2];
+  unsigned timer_marks;
 } ws_cuda;
 
 static inline ws_cuda *ws_cuda_of(ws_device *dev) {

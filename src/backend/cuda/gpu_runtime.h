@@ -55,6 +55,11 @@
 #define cudaHostGetDevicePointer hipHostGetDevicePointer
 #define cudaFreeHost hipHostFree
 #define cudaMemcpyAsync hipMemcpyAsync
+#define cudaEvent_t hipEvent_t
+#define cudaEventCreate hipEventCreate
+#define cudaEventDestroy hipEventDestroy
+#define cudaEventRecord hipEventRecord
+#define cudaEventElapsedTime hipEventElapsedTime
 #define cudaMemsetAsync hipMemsetAsync
 #define cudaMemcpyHostToDevice hipMemcpyHostToDevice
 #define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
