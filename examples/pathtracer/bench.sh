@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the path tracer with CUDA, runs its tests on the CUDA device and the
 # CPU-vs-CUDA comparison, then times renders: wavefront (shadow pipeline at the
-# default capacity, with partial admission on a quarter of it, inline NEE) vs
-# megakernel, on the GPU and on the CPU. Logs go to $OUT (default
+# default capacity, with partial admission on a quarter of it, inline NEE,
+# fused accounting, other pool sizes) vs megakernel, on CUDA, on Vulkan when
+# the build directory has it, and on the CPU. Logs go to $OUT (default
 # out/pathtracer). For the GPU machine (device tool; carry [".debs"] so that
 # cmocka, which tests/ needs at configure time, can be unpacked there).
 #
@@ -59,9 +60,17 @@ run() { # label args...
   run "gpu wavefront partial admission C=R/4" --backend cuda --width $W --height $H --spp $SPP \
     --shadow-capacity $((R / 4)) --partial-admission --output -
   run "gpu wavefront inline NEE" --backend cuda --width $W --height $H --spp $SPP --nee inline --output -
+  run "gpu wavefront pipeline C=R, fused accounting" --backend cuda --width $W --height $H \
+    --spp $SPP --accounting fused --output -
   run "gpu megakernel" --backend cuda --width $W --height $H --spp $SPP --scheduler megakernel --output -
   run "gpu wavefront pool 4M" --backend cuda --width $W --height $H --spp $SPP --pool 4194304 --output -
   run "gpu wavefront pool 256K (C=R)" --backend cuda --width $W --height $H --spp $SPP --pool 262144 --output -
+  # Vulkan (NVIDIA driver) where this build has it
+  if "$pt" --backend vulkan --width 8 --height 8 --spp 1 --no-progress --output - >/dev/null 2>&1; then
+    run "vulkan wavefront pipeline C=R" --backend vulkan --width $W --height $H --spp $SPP --output -
+    run "vulkan megakernel" --backend vulkan --width $W --height $H --spp $SPP \
+      --scheduler megakernel --output -
+  fi
   run "cpu wavefront (default run)" --output -
   run "cpu megakernel (default run)" --scheduler megakernel --output -
 } 2>&1 | tee "$OUT/bench.log"

@@ -249,6 +249,8 @@ static void collect(const ws_scheduler *s, pt_stats *st) {
   t->forced_drain_count += d.forced_drain_count;
   t->blocked_count += d.blocked_count;
   t->elapsed_ms += d.elapsed_ms;
+  /* device time: a sum over dispatches, unknown (-1) once any is unknown */
+  t->device_ms = d.device_ms < 0 || t->device_ms < 0 ? -1.0 : t->device_ms + d.device_ms;
   uint32_t nn = ws_scheduler_node_count(s);
   if (nn > PT_MAX_NODES)
     nn = PT_MAX_NODES;
@@ -481,9 +483,12 @@ void pt_print_stats(FILE *f, const pt_stats *s) {
   const ws_dispatch_stats *d = &s->total;
   fprintf(f,
           "dispatch: %u dispatches, %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64
-          " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms\n",
+          " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms",
           s->dispatches, d->iteration_count, d->generated_count, d->resumed_count,
           d->scanned_slot_count, d->max_active_count, d->elapsed_ms);
+  if (d->device_ms >= 0)
+    fprintf(f, " (device %.3f ms)", d->device_ms);
+  fputc('\n', f);
   if (s->aux_count)
     fprintf(f,
             "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
@@ -536,14 +541,14 @@ int pt_write_stats_json(const char *path, const pt_options *o, const char *backe
           ", \"resumed_count\": %" PRIu64 ", \"scanned_slot_count\": %" PRIu64
           ", \"max_active_count\": %" PRIu64 ", \"aux_dispatch_count\": %" PRIu64
           ", \"forced_drain_count\": %" PRIu64 ", \"blocked_count\": %" PRIu64
-          ", \"elapsed_ms\": %.3f},\n"
+          ", \"elapsed_ms\": %.3f, \"device_ms\": %.3f},\n"
           "  \"shadow_rays\": {\"counted\": %s, \"rejected\": %" PRIu64 ", \"pane_steps\": %" PRIu64
           ", \"occluded\": %" PRIu64 ", \"unoccluded\": %" PRIu64 "},\n",
           s->dispatches, s->paths, s->render_ms,
           s->render_ms > 0 ? s->paths / (s->render_ms / 1e3) : 0.0, d->iteration_count,
           d->generated_count, d->resumed_count, d->scanned_slot_count, d->max_active_count,
           d->aux_dispatch_count, d->forced_drain_count, d->blocked_count, d->elapsed_ms,
-          s->shadow_counted ? "true" : "false", s->shadow[PT_CTR_REJECTED],
+          d->device_ms, s->shadow_counted ? "true" : "false", s->shadow[PT_CTR_REJECTED],
           s->shadow[PT_CTR_PANE], s->shadow[PT_CTR_OCCLUDED], s->shadow[PT_CTR_UNOCCLUDED]);
   json_nodes(f, "main", s->nodes, s->node_count);
   fprintf(f, ",\n");
