@@ -102,6 +102,34 @@ static inline float ws_atomic_add_f32(float *p, float v) {
 }
 #endif
 
+/* Fused accounting: a frame leaves queue `src` (0: the entry, whose count
+ * the host keeps) and joins queue `next` (WS_TERMINATE: none). Every frame
+ * of a launch has the same src, and next takes a handful of values, so on
+ * CUDA (sm_70+) the warp combines its updates first: one atomic per distinct
+ * queue per warp instead of two per frame. Per-frame atomics on K + 1 words
+ * serialize in L2: on the H200 they made the path tracer's continuation
+ * kernel 2.5x slower (docs/cuda.md). The lanes that arrive together
+ * (__activemask) combine; a warp whose lanes diverged in the user's code
+ * combines in groups, each exact. Elsewhere (CPU, HIP, older GPUs) each
+ * frame updates the counts itself. */
+WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uint32_t next) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && !defined(__HIPCC__)
+  const unsigned active = __activemask();
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const unsigned peers = __match_any_sync(active, next);
+  if (src != 0 && lane == (unsigned)(__ffs((int)active) - 1))
+    atomicSub(&counts[src], (uint32_t)__popc(active));
+  if (next != WS_TERMINATE && lane == (unsigned)(__ffs((int)peers) - 1))
+    atomicAdd(&counts[next], (uint32_t)__popc(peers));
+#else
+  if (src != 0)
+    ws_atomic_sub_u32(&counts[src], 1u);
+  if (next != WS_TERMINATE)
+    ws_atomic_add_u32(&counts[next], 1u);
+#endif
+}
+
 /* ---- frames ----
  * MY_FIELDS(X) lists X(type, name). SoA stores field k of slot s at
  * frames + field_offsets[k] + s * sizeof(type); the host orders the arrays
@@ -195,12 +223,8 @@ static inline float ws_atomic_add_f32(float *p, float v) {
     if (next != WS_TERMINATE)                                                           \
       tframe##_ws_store(&f, p, slot);                                                   \
     tokens[slot] = next;                                                                \
-    if (p->flags & WS_LAUNCH_FUSED) {                                                   \
-      if (p->src != 0)                                                                  \
-        ws_atomic_sub_u32(&counts[p->src], 1u);                                         \
-      if (next != WS_TERMINATE)                                                         \
-        ws_atomic_add_u32(&counts[next], 1u);                                           \
-    }                                                                                   \
+    if (p->flags & WS_LAUNCH_FUSED)                                                     \
+      ws_fused_count_(counts, p->src, next);                                            \
   }                                                                                     \
   WS_DEVICE static void co##_ws_mega(const ws_launch *p, uint32_t i) {                  \
     uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
