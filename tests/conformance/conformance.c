@@ -25,6 +25,9 @@
  * "N passed, M failed". Exit status 0 when nothing failed.
  *
  * usage: conformance [--items N] [--pool R] [--only SUBSTRING] [--verbose]
+ *                    [--require cuda,vulkan]
+ * A backend named by --require (or the comma list in WS_CONFORMANCE_REQUIRE)
+ * that is not built or has no device is a failure instead of a skip.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -159,12 +162,39 @@ static backend g_backends[WS_BACKEND_COUNT];
 static uint32_t g_backend_count;
 static uint64_t g_passed, g_failed;
 
+/* Backends that must be present (--require / WS_CONFORMANCE_REQUIRE): on
+ * the GPU machine an absent CUDA or Vulkan device must fail the run, not
+ * pass it with the CPU compared against itself. */
+static bool g_required[WS_BACKEND_COUNT];
+
+static bool parse_required(const char *list) {
+  for (const char *t = list; *t;) {
+    const size_t len = strcspn(t, ",");
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), t);
+    ws_backend_kind kind;
+    if (ws_backend_parse(name, &kind) != WS_OK) {
+      fprintf(stderr, "conformance: unknown backend '%s' in the required list '%s'\n", name,
+              list);
+      return false;
+    }
+    g_required[kind] = true;
+    t += len + (t[len] == ',');
+  }
+  return true;
+}
+
 static void open_backends(void) {
   for (int k = 0; k < WS_BACKEND_COUNT; ++k) {
     ws_backend_kind kind = (ws_backend_kind)k;
     const char *name = ws_backend_name(kind);
     if (!ws_backend_compiled(kind)) {
-      printf("backend %-7s not built into this library: skipped\n", name);
+      if (g_required[kind]) {
+        printf("FAIL backend %s is required but not built into this library\n", name);
+        g_failed += 1;
+      } else {
+        printf("backend %-7s not built into this library: skipped\n", name);
+      }
       continue;
     }
     ws_device_config dc = {0};
@@ -174,7 +204,7 @@ static void open_backends(void) {
     ws_status st = ws_device_create(&dc, &dev);
     if (st != WS_OK) {
       /* the CPU must always work; any other backend may be absent here */
-      const bool absent = kind != WS_BACKEND_CPU && st == WS_ENODEV;
+      const bool absent = kind != WS_BACKEND_CPU && st == WS_ENODEV && !g_required[kind];
       if (absent)
         printf("backend %-7s has no usable device: skipped (%s)\n", name, ws_status_name(st));
       else
@@ -696,14 +726,21 @@ int main(int argc, char **argv) {
       opt_only = argv[++i];
     } else if (strcmp(argv[i], "--verbose") == 0) {
       opt_verbose = true;
+    } else if (strcmp(argv[i], "--require") == 0 && i + 1 < argc) {
+      if (!parse_required(argv[++i]))
+        return 2;
     } else {
       fprintf(stderr,
-              "usage: %s [--items N] [--pool R] [--only SUBSTRING] [--verbose]\n"
-              "  runs every case on every available backend and compares it with the cpu\n",
+              "usage: %s [--items N] [--pool R] [--only SUBSTRING] [--verbose] [--require LIST]\n"
+              "  runs every case on every available backend and compares it with the cpu;\n"
+              "  --require cuda,vulkan (or WS_CONFORMANCE_REQUIRE) fails when one is absent\n",
               argv[0]);
       return 2;
     }
   }
+  const char *req = getenv("WS_CONFORMANCE_REQUIRE");
+  if (req && *req && !parse_required(req))
+    return 2;
   if (opt_items == 0 || opt_pool == 0) {
     fprintf(stderr, "conformance: --items and --pool must be positive\n");
     return 2;
