@@ -2,8 +2,9 @@
 # Builds the path tracer with CUDA, runs its tests on the CUDA device and the
 # CPU-vs-CUDA comparison, then times renders: wavefront (shadow pipeline at the
 # default capacity, with partial admission on a quarter of it, inline NEE,
-# fused accounting, other pool sizes) vs megakernel, on CUDA, on Vulkan when
-# the build directory has it, and on the CPU. Logs go to $OUT (default
+# incremental instead of CUDA's default fused accounting, other pool sizes) vs
+# megakernel, on CUDA, on Vulkan when the build directory has it, and on the
+# CPU. Logs go to $OUT (default
 # out/pathtracer). For the GPU machine (device tool; carry [".debs"] so that
 # cmocka, which tests/ needs at configure time, can be unpacked there).
 #
@@ -60,8 +61,8 @@ run() { # label args...
   run "gpu wavefront partial admission C=R/4" --backend cuda --width $W --height $H --spp $SPP \
     --shadow-capacity $((R / 4)) --partial-admission --output -
   run "gpu wavefront inline NEE" --backend cuda --width $W --height $H --spp $SPP --nee inline --output -
-  run "gpu wavefront pipeline C=R, fused accounting" --backend cuda --width $W --height $H \
-    --spp $SPP --accounting fused --output -
+  run "gpu wavefront pipeline C=R, incremental accounting" --backend cuda --width $W --height $H \
+    --spp $SPP --accounting incremental --output -
   run "gpu megakernel" --backend cuda --width $W --height $H --spp $SPP --scheduler megakernel --output -
   run "gpu wavefront pool 4M" --backend cuda --width $W --height $H --spp $SPP --pool 4194304 --output -
   run "gpu wavefront pool 256K (C=R)" --backend cuda --width $W --height $H --spp $SPP --pool 262144 --output -

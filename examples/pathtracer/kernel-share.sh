@@ -2,10 +2,15 @@
 # Where a render's GPU time goes: Nsight Compute (ncu) times every kernel of
 # one path tracer run (metric gpu__time_duration.sum, clocks left alone), and
 # the kernels are summed by kind:
-#   scheduler     the library's own kernels: queue count/gather/select/offsets/
-#                 publish/move, fills (names ws_*), and anything else that is
-#                 not a user kernel (CUB's, if WS_CUDA_QUEUES=cub) — so the
-#                 scheduler's share is never understated;
+#   scheduler     the library's queue kernels: count/gather/select/offsets/
+#                 publish/move (names ws_*), and anything else that is not
+#                 a user kernel or a fill (CUB's, if WS_CUDA_QUEUES=cub);
+#   fill          ws_buffer_fill_u32 (ws_cuda_fill_kernel): the scheduler's
+#                 clears at a dispatch's start and the application's own
+#                 (the path tracer clears its image and NEE buffers), which
+#                 one kernel name cannot tell apart: the summary gives the
+#                 share without fills and with all of them counted as the
+#                 scheduler's;
 #   continuation  the main path's continuations (<coroutine>_ws_step_launch_gpu:
 #                 frame load, the user's code, frame store, token write);
 #   stage         plain user kernels (<name>_ws_launch_gpu: the auxiliary
@@ -28,6 +33,7 @@ parse() { # ncu --csv output: quoted fields, one row per kernel and metric
       if (n ~ /_ws_mega_launch_gpu$/) return "megakernel"
       if (n ~ /_ws_step_launch_gpu$/) return "continuation"
       if (n ~ /_ws_launch_gpu$/ && n !~ /^ws_/) return "stage"
+      if (n == "ws_cuda_fill_kernel") return "fill"
       return "scheduler"
     }
     /^"ID"/ {
@@ -51,13 +57,14 @@ parse() { # ncu --csv output: quoted fields, one row per kernel and metric
     END {
       if (kernels == 0) { print "kernel-share: no gpu__time_duration.sum rows found"; exit 1 }
       printf "%-14s %9s %12s %8s\n", "kind", "kernels", "GPU ms", "share"
-      split("scheduler continuation stage megakernel", order, " ")
-      for (j = 1; j <= 4; ++j) {
+      split("scheduler fill continuation stage megakernel", order, " ")
+      for (j = 1; j <= 5; ++j) {
         k = order[j]
         printf "%-14s %9d %12.3f %7.2f%%\n", k, c[k], t[k] / 1e6, 100 * t[k] / total
       }
       printf "%-14s %9d %12.3f %7.2f%%\n", "all kernels", kernels, total / 1e6, 100
-      printf "scheduler share of kernel time: %.2f%%\n", 100 * t["scheduler"] / total
+      printf "scheduler share of kernel time: %.2f%% (queue kernels), %.2f%% with every fill\n",
+        100 * t["scheduler"] / total, 100 * (t["scheduler"] + t["fill"]) / total
       print "by kernel (GPU ms, launches):"
       for (n in tn) printf "  %-44s %12.3f %7d\n", n, tn[n] / 1e6, cn[n] | "sort -k2 -n -r"
     }' "$1"

@@ -42,7 +42,8 @@ static void usage(FILE *f) {
           "  --batch-spp N                    samples per dispatch (default: about 262144\n"
           "                                   paths on the CPU, 4194304 on a GPU)\n"
           "  --layout aos|soa                 frame layout (default aos)\n"
-          "  --accounting materialized|incremental|fused (default incremental)\n"
+          "  --accounting materialized|incremental|fused (default fused on CUDA,\n"
+          "                                   incremental elsewhere)\n"
           "  --verify                         verify the queues every iteration\n"
           "  --no-shadow-counters             skip counting shadow-ray outcomes (atomics)\n"
           "  --output FILE                    PNG to write (default pathtracer.png;\n"
@@ -297,6 +298,8 @@ int main(int argc, char **argv) {
     o.pool = pt_default_pool(ws_device_backend(dev));
   if (!o.batch_spp)
     o.batch_spp = pt_default_batch(&o, ws_device_backend(dev));
+  if (o.accounting == -1)
+    o.accounting = pt_default_accounting(ws_device_backend(dev));
   const int inline_nee = o.scheduler == WS_SCHEDULER_MEGAKERNEL || o.nee_mode == PT_NEE_INLINE;
   printf("%s: %ux%u, %u spp, max depth %u, seed %u on %s\n", prog, o.width, o.height, o.spp,
          o.max_depth, o.seed, ws_device_name(dev));

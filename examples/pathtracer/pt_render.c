@@ -42,8 +42,12 @@ pt_options pt_options_default(void) {
   o.seed = 1;
   o.nee_mode = PT_NEE_PIPELINE;
   o.layout = WS_LAYOUT_AOS;
-  o.accounting = 1;
+  o.accounting = -1;
   return o;
+}
+
+int pt_default_accounting(ws_backend_kind backend) {
+  return backend == WS_BACKEND_CUDA ? 2 : 1;
 }
 
 uint32_t pt_default_pool(ws_backend_kind backend) {
@@ -279,7 +283,7 @@ static ws_status check_options(pt_ctx *c) {
     return fail(c, WS_EINVAL, "image of %ux%u pixels is too large", o->width, o->height);
   if (o->max_depth > 64)
     return fail(c, WS_EINVAL, "max depth %u is above 64", o->max_depth);
-  if (o->layout > WS_LAYOUT_SOA || o->accounting < 0 || o->accounting > 2)
+  if (o->layout > WS_LAYOUT_SOA || o->accounting < -1 || o->accounting > 2)
     return fail(c, WS_EINVAL, "bad layout or accounting");
   return WS_OK;
 }
@@ -320,6 +324,8 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
     o->pool = pt_default_pool(ws_device_backend(dev));
   if (!o->batch_spp)
     o->batch_spp = pt_default_batch(o, ws_device_backend(dev));
+  if (o->accounting == -1)
+    o->accounting = pt_default_accounting(ws_device_backend(dev));
   if (o->batch_spp > o->spp)
     o->batch_spp = o->spp;
   const int pipeline = o->nee_mode == PT_NEE_PIPELINE;

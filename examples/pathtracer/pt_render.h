@@ -27,7 +27,8 @@ typedef struct pt_options {
                                   the megakernel always runs inline */
   uint32_t batch_spp;          /* samples per dispatch; 0 = pt_default_batch() */
   uint32_t layout;             /* WS_LAYOUT_AOS / WS_LAYOUT_SOA */
-  int accounting;              /* 0 materialized, 1 incremental (default), 2 fused */
+  int accounting;              /* 0 materialized, 1 incremental, 2 fused;
+                                  -1 = pt_default_accounting(backend) (default) */
   bool verify;                 /* verify queues every iteration */
   bool no_shadow_counters;     /* skip the shadow-ray outcome atomics (pt_stats.shadow = 0) */
   /* called after every batch (a dispatch and its resolve) */
@@ -62,6 +63,12 @@ typedef struct pt_stats {
 pt_options pt_options_default(void);
 /* Resident frames when pool = 0: 16384 on the CPU, 1 Mi on a GPU. */
 uint32_t pt_default_pool(ws_backend_kind backend);
+/* Accounting when accounting = -1: fused on CUDA, whose fused count updates
+ * are combined per warp (on the H200 fused rendered faster, with under two
+ * thirds of incremental's scheduler-kernel time: docs/pathtracer.md);
+ * incremental elsewhere (the CPU's and Vulkan's fused updates are one atomic
+ * per frame, which costs more than the publish pass they save). */
+int pt_default_accounting(ws_backend_kind backend);
 /* Samples per dispatch when batch_spp = 0: about 2^18 paths per dispatch on
  * the CPU (16 pools' worth at the default R), 2^22 on a GPU; at least 1 spp, at
  * most spp. Depends only on the image settings and the backend, never on the

@@ -246,6 +246,12 @@ static int test_backend(const char *backend) {
   o.batch_spp = 2;
   render mat = run(dev, &o, "materialized");
   check(same(&w, &mat, &base), "materialized accounting, pool 1024: bit-identical");
+  /* the default is fused on CUDA and incremental elsewhere: both are named */
+  o = base;
+  o.accounting = 1;
+  o.pool = 512;
+  render inc = run(dev, &o, "incremental");
+  check(same(&w, &inc, &base), "incremental accounting, pool 512: bit-identical");
 
   /* 7. the seed matters */
   o = base;
