@@ -264,7 +264,7 @@ static int test_backend(const char *backend) {
   }
   (void)n;
 
-  render *all[] = {&w, &m, &wi, &pa, &sf, &mat, &s2};
+  render *all[] = {&w, &m, &wi, &pa, &sf, &mat, &inc, &s2};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     free(all[i]->img);
   ws_device_destroy(dev);
