@@ -64,10 +64,11 @@ pt_options pt_options_default(void);
 /* Resident frames when pool = 0: 16384 on the CPU, 1 Mi on a GPU. */
 uint32_t pt_default_pool(ws_backend_kind backend);
 /* Accounting when accounting = -1: fused on CUDA, whose fused count updates
- * are combined per warp (on the H200 fused rendered faster, with under two
- * thirds of incremental's scheduler-kernel time: docs/pathtracer.md);
- * incremental elsewhere (the CPU's and Vulkan's fused updates are one atomic
- * per frame, which costs more than the publish pass they save). */
+ * are combined per warp (on the H200 fused rendered faster, with half of
+ * incremental's queue-kernel time: docs/pathtracer.md); incremental
+ * elsewhere: the CPU's and the GLSL kernels' fused updates are one atomic per
+ * frame, which on the CPU costs more than the publish pass it saves
+ * (docs/benchmarks.md) and on Vulkan was not measured. */
 int pt_default_accounting(ws_backend_kind backend);
 /* Samples per dispatch when batch_spp = 0: about 2^18 paths per dispatch on
  * the CPU (16 pools' worth at the default R), 2^22 on a GPU; at least 1 spp, at
