@@ -42,7 +42,13 @@ typedef struct ws_queue_args {
   uint32_t frame_size; /* AoS record size */
   uint32_t layout;
   uint32_t capacity;
+  uint32_t flags; /* WS_QUEUE_* hints; 0 = none */
 } ws_queue_args;
+
+/* gather: the caller never reads `counter` (the loop reads it only when it
+ * verifies). A backend may then leave it unwritten, and CUDA uses that to
+ * skip the selection's "last block" that would publish the count. */
+#define WS_QUEUE_COUNTER_UNUSED 1u
 
 typedef struct ws_backend_ops {
   const char *name;
@@ -72,7 +78,8 @@ typedef struct ws_backend_ops {
   /* counts[t] = |{s < scan : tokens[s] == t}| for t in 0..K; counts[K+1] kept */
   ws_status (*queue_count)(ws_device *dev, const ws_queue_args *q);
   /* slots[0..m) = the slots s < scan with tokens[s] == token (any order);
-   * counter[0] = m */
+   * counter[0] = m (unless flags has WS_QUEUE_COUNTER_UNUSED, when it may
+   * be left as it was) */
   ws_status (*queue_gather)(ws_device *dev, const ws_queue_args *q);
   /* counting sort: with counts[1..K] already computed, slots holds queue 1's
    * slots, then queue 2's, ...; order within a queue unspecified */

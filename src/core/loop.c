@@ -53,6 +53,8 @@ static ws_queue_args queue_args(const ws_scheduler *s, uint32_t scan) {
   q.frame_size = s->coro.frame->size;
   q.layout = s->cfg.layout;
   q.capacity = s->R;
+  /* the gather count is read back only to verify it */
+  q.flags = s->verify_on ? 0u : WS_QUEUE_COUNTER_UNUSED;
   return q;
 }
 

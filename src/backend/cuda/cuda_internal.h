@@ -36,7 +36,12 @@ extern "C" {
  * accumulator, the count accumulators and the gather cursors are zero. The
  * kernels that use them restore zero in their last block ("last block done"
  * pattern), so no operation needs a memset before it. HOLES and MOVERS are
- * plain outputs of the compaction's two selections. */
+ * plain outputs of the compaction's two selections.
+ * SELECT_PAIR is the exception: two accumulators for selections whose count
+ * nobody reads (WS_QUEUE_COUNTER_UNUSED), which need no last block. Such a
+ * selection reserves from SELECT_PAIR[p], p = ws_cuda.select_parity, and
+ * zeroes SELECT_PAIR[1 - p] for the next one, which stream order runs after
+ * it: between operations, SELECT_PAIR[select_parity] is zero. */
 enum {
   WS_CTL_COUNT_TICKET = 0,
   WS_CTL_GATHER_TICKET = 1,
@@ -44,6 +49,8 @@ enum {
   WS_CTL_SELECT_TICKET = 3,
   WS_CTL_HOLES = 4,
   WS_CTL_MOVERS = 5,
+  WS_CTL_SELECT_PAIR = 6, /* [2] */
+  WS_CTL_CUB_SINK = 8,    /* CUB's count output when nobody reads it */
   WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
@@ -93,6 +100,7 @@ typedef struct ws_cuda {
    * end, so an elapsed time is only read over a pair this dispatch made. */
   cudaEvent_t timer[2];
   unsigned timer_marks;
+  uint32_t select_parity; /* which SELECT_PAIR word the next selection uses */
 } ws_cuda;
 
 static inline ws_cuda *ws_cuda_of(ws_device *dev) {

@@ -247,8 +247,12 @@ ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q) {
 
 /* One launch: per tile, ballots rank the selected slots within each warp, a
  * shared scan of the warp totals places the warps, and one global atomic on
- * the control block's accumulator reserves the tile's output range. The last
- * block publishes the total and zeroes the accumulator. */
+ * the control block's accumulator reserves the tile's output range.
+ * COUNT: the last block publishes the total and zeroes the accumulator.
+ * Without COUNT (nobody reads the total) there is no last block, which saves
+ * every block a fence and a ticket: `ticket` is then the other accumulator of
+ * the SELECT_PAIR, zeroed here for the next such selection. */
+template <bool COUNT>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_select_kernel(const uint32_t *tokens, uint32_t begin, uint32_t end, uint32_t token,
                      bool equal, uint32_t *out, uint32_t *count_out, uint32_t *acc,
@@ -257,6 +261,8 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   __shared__ uint32_t tile_base;
   const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
   const ws_gpu_lanemask below = ws_gpu_lanemask_lt();
+  if (!COUNT && blockIdx.x == 0 && threadIdx.x == 0)
+    *ticket = 0u;
   for (uint64_t t0 = (uint64_t)begin + (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < end;
        t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
     uint32_t tok[WS_CUDA_ITEMS], off[WS_CUDA_ITEMS];
@@ -291,7 +297,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
             (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
     __syncthreads(); /* wtot and tile_base are rewritten by the next tile */
   }
-  if (ws_last_block(ticket) && threadIdx.x == 0) {
+  if (COUNT && ws_last_block(ticket) && threadIdx.x == 0) {
     *count_out = atomicExch(acc, 0u);
     *ticket = 0;
   }
@@ -371,7 +377,7 @@ static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begi
     if (st != WS_OK)
       return st;
     cudaError_t e = ws_cub_select(c->cub_temp, bytes, tokens, begin, n, token, equal, out,
-                                  count_out, c->stream);
+                                  count_out ? count_out : c->ctl + WS_CTL_CUB_SINK, c->stream);
     if (e != cudaSuccess) {
       char call[128];
       snprintf(call, sizeof call, "%s: cub::DeviceSelect::FlaggedIf", what);
@@ -384,9 +390,19 @@ static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begi
   (void)what;
 #endif
   const uint32_t grid = ws_cuda_grid(c, n, WS_CUDA_TILE);
-  ws_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(tokens, begin, end, token, equal, out,
-                                                          count_out, c->ctl + WS_CTL_SELECT_ACC,
-                                                          c->ctl + WS_CTL_SELECT_TICKET);
+  if (!count_out) {
+    uint32_t *pair = c->ctl + WS_CTL_SELECT_PAIR;
+    const uint32_t p = c->select_parity;
+    ws_select_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+        tokens, begin, end, token, equal, out, NULL, pair + p, pair + (1u - p));
+    ws_status st = ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
+    if (st == WS_OK)
+      c->select_parity = 1u - p; /* a launch that failed zeroed nothing */
+    return st;
+  }
+  ws_select_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+      tokens, begin, end, token, equal, out, count_out, c->ctl + WS_CTL_SELECT_ACC,
+      c->ctl + WS_CTL_SELECT_TICKET);
   return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
 }
 
@@ -394,8 +410,9 @@ ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
+  uint32_t *count_out = (q->flags & WS_QUEUE_COUNTER_UNUSED) ? NULL : WS_U32(q->counter);
   return ws_select(dev, WS_U32(q->tokens), 0, q->scan, q->token, true, WS_U32(q->slots),
-                   WS_U32(q->counter), q->capacity, "queue gather");
+                   count_out, q->capacity, "queue gather");
 }
 
 /* ---------------------------------------------------------------------

@@ -250,6 +250,22 @@ static void case_count_gather(env *e, uint32_t scan, uint32_t K, int dist) {
         CHECK(memcmp(ls, lg, (size_t)nc * 4) == 0,
               "gather token %u scan %u K %u mode %s: slot lists differ", sel[k], scan, K,
               mode_names[m]);
+        /* the loop's gather (count unread): both accumulators of the pair,
+         * each time the same list, and the counted gathers after it still
+         * right (the next token's check) */
+        qg.flags = WS_QUEUE_COUNTER_UNUSED;
+        for (int rep = 0; rep < 2; ++rep) {
+          /* a stale list must not pass for a new one */
+          TRY(g.dev, ws_buffer_fill_u32(g.slots, 0, 0xffffffffu, cap));
+          TRY(g.dev, g.dev->ops->queue_gather(g.dev, &qg));
+          TRY(g.dev, g.dev->ops->synchronize(g.dev));
+          get(&g, g.slots, lg, (size_t)nc * 4);
+          qsort(lg, nc, 4, cmp_u32);
+          CHECK(memcmp(ls, lg, (size_t)nc * 4) == 0,
+                "gather (count unread, pass %d) token %u scan %u K %u mode %s: slot lists differ",
+                rep, sel[k], scan, K, mode_names[m]);
+        }
+        qg.flags = 0;
       }
     }
     side_close(&g);
