@@ -64,8 +64,8 @@ pt_options pt_options_default(void);
 /* Resident frames when pool = 0: 16384 on the CPU, 1 Mi on a GPU. */
 uint32_t pt_default_pool(ws_backend_kind backend);
 /* Accounting when accounting = -1: fused on CUDA, whose fused count updates
- * are combined per warp (on the H200 fused rendered faster, with half of
- * incremental's queue-kernel time: docs/pathtracer.md); incremental
+ * are combined per warp (on the H200 fused renders at least as fast, with
+ * half of incremental's queue-kernel time: docs/pathtracer.md); incremental
  * elsewhere: the CPU's and the GLSL kernels' fused updates are one atomic per
  * frame, which on the CPU costs more than the publish pass it saves
  * (docs/benchmarks.md) and on Vulkan was not measured. */
