@@ -294,12 +294,7 @@ int main(int argc, char **argv) {
             !ws_backend_compiled(dc.backend) ? " (not built into this binary)" : "");
     return 1;
   }
-  if (!o.pool)
-    o.pool = pt_default_pool(ws_device_backend(dev));
-  if (!o.batch_spp)
-    o.batch_spp = pt_default_batch(&o, ws_device_backend(dev));
-  if (o.accounting == -1)
-    o.accounting = pt_default_accounting(ws_device_backend(dev));
+  pt_options_resolve(&o, ws_device_backend(dev)); /* the header line shows the real values */
   const int inline_nee = o.scheduler == WS_SCHEDULER_MEGAKERNEL || o.nee_mode == PT_NEE_INLINE;
   printf("%s: %ux%u, %u spp, max depth %u, seed %u on %s\n", prog, o.width, o.height, o.spp,
          o.max_depth, o.seed, ws_device_name(dev));

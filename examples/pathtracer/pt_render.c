@@ -50,6 +50,15 @@ int pt_default_accounting(ws_backend_kind backend) {
   return backend == WS_BACKEND_CUDA ? 2 : 1;
 }
 
+void pt_options_resolve(pt_options *o, ws_backend_kind backend) {
+  if (!o->pool)
+    o->pool = pt_default_pool(backend);
+  if (!o->batch_spp)
+    o->batch_spp = pt_default_batch(o, backend);
+  if (o->accounting == -1)
+    o->accounting = pt_default_accounting(backend);
+}
+
 uint32_t pt_default_pool(ws_backend_kind backend) {
   return backend == WS_BACKEND_CPU ? 16384u : 1u << 20;
 }
@@ -320,12 +329,7 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   pt_options *o = &c.o;
   if (o->scheduler == WS_SCHEDULER_MEGAKERNEL)
     o->nee_mode = PT_NEE_INLINE; /* a megakernel takes no auxiliary work */
-  if (!o->pool)
-    o->pool = pt_default_pool(ws_device_backend(dev));
-  if (!o->batch_spp)
-    o->batch_spp = pt_default_batch(o, ws_device_backend(dev));
-  if (o->accounting == -1)
-    o->accounting = pt_default_accounting(ws_device_backend(dev));
+  pt_options_resolve(o, ws_device_backend(dev));
   if (o->batch_spp > o->spp)
     o->batch_spp = o->spp;
   const int pipeline = o->nee_mode == PT_NEE_PIPELINE;

@@ -61,6 +61,9 @@ typedef struct pt_stats {
 
 /* Defaults for every field (256x256, 16 spp, depth 6, wavefront, ...). */
 pt_options pt_options_default(void);
+/* Replaces the backend-dependent defaults left open (pool = 0, batch_spp =
+ * 0, accounting = -1) with their values; pt_render does the same. */
+void pt_options_resolve(pt_options *o, ws_backend_kind backend);
 /* Resident frames when pool = 0: 16384 on the CPU, 1 Mi on a GPU. */
 uint32_t pt_default_pool(ws_backend_kind backend);
 /* Accounting when accounting = -1: fused on CUDA, whose fused count updates
