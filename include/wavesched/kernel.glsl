@@ -83,7 +83,6 @@ bool ws_invocation_index(out uint i) {
 #define WS_LAYOUT_AOS 0u
 #define WS_LAYOUT_SOA 1u
 #define WS_LAUNCH_FUSED 1u
-#define WS_LAUNCH_MEGA 2u
 #define WS_TERMINATE 0u
 
 #define WS_LAUNCH_BLOCK_                                                                   \

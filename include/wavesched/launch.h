@@ -25,7 +25,6 @@ enum ws_layout_value { WS_LAYOUT_AOS = 0, WS_LAYOUT_SOA = 1 };
 
 /* ws_launch.flags */
 #define WS_LAUNCH_FUSED 1u /* the wrapper updates counts[] itself */
-#define WS_LAUNCH_MEGA 2u  /* informational: megakernel launch */
 
 /* Launch record of a coroutine kernel (one continuation over `count` frames,
  * the entry over `count` new items, or the megakernel over `count` items).

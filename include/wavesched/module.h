@@ -5,7 +5,8 @@
  * `<name>_module_cpu` from a C translation unit, `<name>_module_cuda` from a
  * CUDA one; Vulkan modules are built from GLSL with the same entry names.
  * A ws_module_set gathers the modules that were built, one slot per backend,
- * and the host picks the one that matches its device (ws_module_set_find).
+ * and ws_kernel_find / ws_scheduler_create pick the one that matches the
+ * device's backend.
  */
 #ifndef WAVESCHED_MODULE_H
 #define WAVESCHED_MODULE_H

@@ -26,8 +26,7 @@ extern "C" {
   X(EARGS, -7, "kernel argument block too large")                                          \
   /* scheduler configuration (rejected at creation) */                                     \
   X(ECONFIG_POOL, -20, "resident frame pool size is zero")                                 \
-  X(ECONFIG_ACCOUNTING, -21, "incremental accounting requires the greedy policy")          \
-  X(ECONFIG_FUSED, -22, "fused accounting requires incremental accounting")                \
+  X(ECONFIG_ACCOUNTING, -21, "incremental and fused accounting require the greedy policy") \
   X(ECONFIG_NAME, -23, "continuation name empty or duplicated")                            \
   X(ECONFIG_CONTINUATION, -24, "unknown continuation name")                                \
   X(ECONFIG_COROUTINE, -25, "malformed coroutine description")                             \

@@ -29,11 +29,21 @@ extern "C" {
  * ====================================================================== */
 typedef struct ws_device ws_device;
 
+typedef enum ws_log_level { WS_LOG_ERROR = 0, WS_LOG_WARNING = 1, WS_LOG_INFO = 2 } ws_log_level;
+
+/* Receives the library's messages that no object can hold: the reason a
+ * device or a scheduler could not be created (the object is gone). The
+ * library never writes to stdout or stderr itself. `message` is valid during
+ * the call only. */
+typedef void (*ws_log_fn)(void *user, ws_log_level level, const char *message);
+
 typedef struct ws_device_config {
   ws_backend_kind backend; /* WS_BACKEND_CPU (default 0) */
   int device_index;        /* CUDA device / Vulkan physical device; -1 = default
                               (WS_VULKAN_DEVICE overrides for Vulkan) */
   int cpu_threads;         /* OpenMP threads for the CPU backend; 0 = default */
+  ws_log_fn log;           /* (optional) messages of this device and its schedulers */
+  void *log_user;
 } ws_device_config;
 
 /* Backend names as the CLI spells them: "cpu", "cuda", "vulkan". */
@@ -203,6 +213,13 @@ typedef enum ws_scheduler_kind {
   WS_SCHEDULER_MEGAKERNEL = 1
 } ws_scheduler_kind;
 
+/* How the host knows the queue sizes at each iteration boundary (SPEC §1.3). */
+typedef enum ws_accounting {
+  WS_ACCOUNTING_MATERIALIZED = 0, /* count the tokens and sort the slots every iteration */
+  WS_ACCOUNTING_INCREMENTAL = 1,  /* device counts kept by publish kernels (greedy only) */
+  WS_ACCOUNTING_FUSED = 2         /* count updates inside the kernels (greedy only) */
+} ws_accounting;
+
 typedef enum ws_aux_protocol {
   WS_AUX_MULTI_STAGE = 0, /* SPEC §3.3-3.4 */
   WS_AUX_SINGLE_STAGE = 1 /* legacy: each work is one queue consumed by dispatch();
@@ -214,8 +231,7 @@ typedef struct ws_scheduler_config {
   uint32_t resident_frames;      /* R, > 0 (wavefront) */
   uint32_t layout;               /* WS_LAYOUT_AOS or WS_LAYOUT_SOA */
   bool largest_first;            /* greedy policy; false = all-queues */
-  bool incremental;              /* device counts kept by publish kernels */
-  bool fused;                    /* count updates inside the kernels (needs incremental) */
+  ws_accounting accounting;      /* incremental and fused need largest_first */
   bool compaction;               /* keep live frames in a dense prefix */
   uint32_t refill_threshold;     /* 0 = A/2, else min(value, A) */
   const char *const *refill_align; /* continuation names; NULL = no list */

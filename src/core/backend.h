@@ -100,13 +100,4 @@ typedef struct ws_backend_ops {
   ws_status (*timer_elapsed)(ws_device *dev, double *ms);
 } ws_backend_ops;
 
-/* Backend constructors. Each returns WS_ENODEV (with a message) when the
- * backend was built but no device is usable, or when it was not built. */
-ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config);
-ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config);
-ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config);
-/* Whether each optional backend was compiled into this build. */
-extern const bool ws_backend_cuda_built;
-extern const bool ws_backend_vulkan_built;
-
 #endif

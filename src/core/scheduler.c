@@ -8,7 +8,6 @@
 
 #include "alloc.h"
 #include "sched.h"
-#include "wavesched/testing.h"
 
 ws_status ws_sched_fail(ws_scheduler *s, ws_status status, const char *fmt, ...) {
   if (s) {
@@ -36,7 +35,7 @@ ws_scheduler_config ws_scheduler_config_default(void) {
   c.resident_frames = 4096;
   c.layout = WS_LAYOUT_AOS;
   c.largest_first = true;
-  c.incremental = true;
+  c.accounting = WS_ACCOUNTING_INCREMENTAL;
   c.compaction = true;
   c.block_size = 128;
   return c;
@@ -80,17 +79,18 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
                              b + 1, a + 1, na);
   }
   if ((unsigned)c->kind > WS_SCHEDULER_MEGAKERNEL || c->layout > WS_LAYOUT_SOA ||
-      (unsigned)c->aux_protocol > WS_AUX_SINGLE_STAGE)
-    return ws_sched_fail(s, WS_ECONFIG_ENUM, "kind %d, layout %u or aux_protocol %d out of range",
-                         (int)c->kind, c->layout, (int)c->aux_protocol);
+      (unsigned)c->aux_protocol > WS_AUX_SINGLE_STAGE ||
+      (unsigned)c->accounting > WS_ACCOUNTING_FUSED)
+    return ws_sched_fail(s, WS_ECONFIG_ENUM,
+                         "kind %d, layout %u, aux_protocol %d or accounting %d out of range",
+                         (int)c->kind, c->layout, (int)c->aux_protocol, (int)c->accounting);
   if (c->kind == WS_SCHEDULER_WAVEFRONT && c->resident_frames == 0)
     return ws_sched_fail(s, WS_ECONFIG_POOL, "resident_frames is 0");
-  if (c->incremental && !c->largest_first)
+  if (c->accounting != WS_ACCOUNTING_MATERIALIZED && !c->largest_first)
     return ws_sched_fail(s, WS_ECONFIG_ACCOUNTING,
-                         "incremental accounting needs largest_first (the all-queues policy "
-                         "resumes every queue and needs materialized counts)");
-  if (c->fused && !c->incremental)
-    return ws_sched_fail(s, WS_ECONFIG_FUSED, "fused accounting needs incremental = true");
+                         "%s accounting needs largest_first (the all-queues policy resumes every "
+                         "queue and needs materialized counts)",
+                         c->accounting == WS_ACCOUNTING_FUSED ? "fused" : "incremental");
   if (c->block_size != 0 && (c->block_size % 32 != 0 || c->block_size > 1024))
     return ws_sched_fail(s, WS_ECONFIG_BLOCK, "block_size %u is not a multiple of 32 in 32..1024",
                          c->block_size);
@@ -213,7 +213,7 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   s->entry = k.entry;
 
   s->align = ws_calloc(s->K + 1, sizeof *s->align);
-  s->node_stats = ws_calloc(s->K + 1, sizeof *s->node_stats);
+  s->node_stats = ws_calloc(3 * ((size_t)s->K + 1), sizeof *s->node_stats);
   if (!s->align || !s->node_stats) {
     st = ws_sched_fail(s, WS_ENOMEM, "out of memory");
     goto fail;
@@ -226,11 +226,8 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
                          cfg.refill_align[i] ? cfg.refill_align[i] : "(null)");
       goto fail;
     }
-    s->align[j] = true;
+    s->align[j] = 1;
   }
-  s->node_stats[0].name = "<entry>";
-  for (uint32_t j = 1; j <= s->K; ++j)
-    s->node_stats[j].name = co->continuation_names[j - 1];
 
   st = reserve(s);
   if (st != WS_OK)
@@ -238,8 +235,9 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   *out = s;
   return WS_OK;
 fail:
-  /* The message lives on the scheduler being torn down: repeat it. */
-  fprintf(stderr, "wavesched: ws_scheduler_create: %s\n", s->error);
+  /* The message lives on the scheduler being torn down: hand it to the
+   * device's log callback. */
+  ws_dev_log(dev, WS_LOG_ERROR, "ws_scheduler_create: %s", s->error);
   ws_scheduler_destroy(s);
   return st;
 }
@@ -264,17 +262,44 @@ const char *ws_scheduler_last_error(const ws_scheduler *s) { return s ? s->error
 
 bool ws_scheduler_statistics_enabled(const ws_scheduler *s) { return s && s->stats_on; }
 
+void ws_sched_reset_stats(ws_scheduler *s) {
+  memset(s->node_stats, 0, 3 * ((size_t)s->K + 1) * sizeof *s->node_stats);
+  if (s->aux_stats_count)
+    memset(s->aux_stats, 0, 3 * (size_t)s->aux_stats_count * sizeof *s->aux_stats);
+  memset(&s->d, 0, sizeof s->d);
+  s->elapsed_ms = 0;
+  s->device_ms = -1.0;
+}
+
 void ws_scheduler_dispatch_stats(const ws_scheduler *s, ws_dispatch_stats *out) {
-  if (s && out)
-    *out = s->dstats;
+  if (!s || !out)
+    return;
+  const ws_dstate *d = &s->d;
+  memset(out, 0, sizeof *out);
+  out->iteration_count = d->iterations;
+  out->generated_count = d->generated;
+  out->resumed_count = d->resumed;
+  out->scanned_slot_count = d->scanned;
+  out->max_active_count = d->max_active;
+  out->aux_dispatch_count = d->aux_dispatches;
+  out->forced_drain_count = d->forced_drains;
+  out->blocked_count = d->blocked;
+  out->elapsed_ms = s->elapsed_ms;
+  out->device_ms = s->device_ms;
 }
 
 uint32_t ws_scheduler_node_count(const ws_scheduler *s) { return s ? s->K + 1 : 0; }
 
+static ws_node_stats stats_at(const uint64_t *v, const char *name) {
+  ws_node_stats n = {name, v[0], v[1], v[2]};
+  return n;
+}
+
 ws_status ws_scheduler_node_stats(const ws_scheduler *s, uint32_t node, ws_node_stats *out) {
   if (!s || !out || node > s->K)
     return WS_EINVAL;
-  *out = s->node_stats[node];
+  *out = stats_at(&s->node_stats[3u * node],
+                  node ? s->coro.continuation_names[node - 1] : "<entry>");
   return WS_OK;
 }
 
@@ -283,7 +308,7 @@ uint32_t ws_scheduler_aux_stats_count(const ws_scheduler *s) { return s ? s->aux
 ws_status ws_scheduler_aux_stats(const ws_scheduler *s, uint32_t index, ws_node_stats *out) {
   if (!s || !out || index >= s->aux_stats_count)
     return WS_EINVAL;
-  *out = s->aux_stats[index];
+  *out = stats_at(&s->aux_stats[3u * index], s->aux_names[index]);
   return WS_OK;
 }
 
@@ -291,33 +316,30 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
   if (!s)
     return;
   FILE *f = file ? (FILE *)file : stdout;
-  const ws_dispatch_stats *d = &s->dstats;
+  ws_dispatch_stats d;
+  ws_scheduler_dispatch_stats(s, &d);
   fprintf(f, "dispatch: %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64
              " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms",
-          d->iteration_count, d->generated_count, d->resumed_count, d->scanned_slot_count,
-          d->max_active_count, d->elapsed_ms);
-  if (d->device_ms >= 0)
-    fprintf(f, " (device %.3f ms)", d->device_ms);
+          d.iteration_count, d.generated_count, d.resumed_count, d.scanned_slot_count,
+          d.max_active_count, d.elapsed_ms);
+  if (d.device_ms >= 0)
+    fprintf(f, " (device %.3f ms)", d.device_ms);
   fputc('\n', f);
   if (s->aux_count)
     fprintf(f, "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
                " blocked iterations\n",
-            d->aux_dispatch_count, d->forced_drain_count, d->blocked_count);
+            d.aux_dispatch_count, d.forced_drain_count, d.blocked_count);
   fprintf(f, "%-6s %-24s %12s %14s %12s\n", "kind", "name", "dispatches", "executed", "peak");
-  for (uint32_t j = 0; j <= s->K; ++j)
-    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "main",
-            s->node_stats[j].name, s->node_stats[j].dispatch_count,
-            s->node_stats[j].executed_count, s->node_stats[j].peak_queued_count);
-  for (uint32_t i = 0; i < s->aux_stats_count; ++i)
-    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "aux",
-            s->aux_stats[i].name, s->aux_stats[i].dispatch_count, s->aux_stats[i].executed_count,
-            s->aux_stats[i].peak_queued_count);
-}
-
-void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta) {
-  if (!s || queue == 0 || queue > s->K)
-    return;
-  s->corrupt_pending = true;
-  s->corrupt_queue = queue;
-  s->corrupt_delta = delta;
+  for (uint32_t j = 0; j <= s->K; ++j) {
+    ws_node_stats n;
+    ws_scheduler_node_stats(s, j, &n);
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "main", n.name,
+            n.dispatch_count, n.executed_count, n.peak_queued_count);
+  }
+  for (uint32_t i = 0; i < s->aux_stats_count; ++i) {
+    ws_node_stats n;
+    ws_scheduler_aux_stats(s, i, &n);
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "aux", n.name,
+            n.dispatch_count, n.executed_count, n.peak_queued_count);
+  }
 }

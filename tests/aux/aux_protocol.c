@@ -435,7 +435,7 @@ static void test_registration_errors(void **unused) {
 
   /* all-queues policy and the megakernel take no auxiliary work */
   c.largest_first = false;
-  c.incremental = false;
+  c.accounting = WS_ACCOUNTING_MATERIALIZED;
   s = pt_scheduler(&c);
   expect_reject(s, &late.w, WS_EAUX_POLICY);
   ws_scheduler_destroy(s);

@@ -380,8 +380,7 @@ int main(int argc, char **argv) {
       ws_scheduler_config cfg = ws_scheduler_config_default();
       cfg.resident_frames = REG_R;
       cfg.layout = layout;
-      cfg.incremental = acc >= 1;
-      cfg.fused = acc == 2;
+      cfg.accounting = (ws_accounting)acc;
       cfg.compaction = true;
       cfg.block_size = 32;
       cfg.statistics = true;

@@ -103,29 +103,18 @@ static void test_bad_config(void **state) {
 
   cfg = base;
   cfg.largest_first = false;
-  cfg.incremental = true;
-  cfg.fused = false;
+  cfg.accounting = WS_ACCOUNTING_INCREMENTAL;
   expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ACCOUNTING, "incremental without greedy",
                   NULL);
 
   cfg = base;
-  cfg.largest_first = true;
-  cfg.incremental = false;
-  cfg.fused = true;
-  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_FUSED, "fused without incremental", NULL);
-
-  /* fused without greedy (and so without incremental): rejected either way */
-  cfg = base;
   cfg.largest_first = false;
-  cfg.incremental = false;
-  cfg.fused = true;
-  {
-    char text[2048];
-    ws_status st = wt_scheduler_try(&t_basic_coroutine, &cfg, text, sizeof text);
-    WT_CHECK(st == WS_ECONFIG_FUSED || st == WS_ECONFIG_ACCOUNTING,
-             "fused, all-queues, materialized: got %s", ws_status_name(st));
-    WT_CHECK(text[0] != '\0', "fused, all-queues, materialized: no message");
-  }
+  cfg.accounting = WS_ACCOUNTING_FUSED;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ACCOUNTING, "fused without greedy", NULL);
+
+  cfg = base;
+  cfg.accounting = (ws_accounting)3;
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "accounting out of range", NULL);
 
   /* continuation names */
   {

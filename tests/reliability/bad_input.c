@@ -356,9 +356,12 @@ static void test_config_errors(void **state) {
   c.largest_first = false; /* incremental is the default */
   expect_create(co, &c, WS_ECONFIG_ACCOUNTING, "incremental without greedy");
   c = small_config(8);
-  c.incremental = false;
-  c.fused = true;
-  expect_create(co, &c, WS_ECONFIG_FUSED, "fused without incremental");
+  c.largest_first = false;
+  c.accounting = WS_ACCOUNTING_FUSED;
+  expect_create(co, &c, WS_ECONFIG_ACCOUNTING, "fused without greedy");
+  c = small_config(8);
+  c.accounting = (ws_accounting)-1;
+  expect_create(co, &c, WS_ECONFIG_ENUM, "accounting out of range");
   const uint32_t bad_blocks[] = {16, 33, 1056, 2048, 31};
   for (size_t i = 0; i < sizeof bad_blocks / sizeof bad_blocks[0]; ++i) {
     c = small_config(8);
@@ -504,8 +507,9 @@ static void test_bad_continuation_index(void **state) {
     EXPECT(rig_create(&r), WS_OK);
     r.args.bad_next = FZ_MAX_K + 1 + (uint32_t)mode * 1000u;
     ws_scheduler_config c = small_config(8);
-    c.incremental = mode == 1 || mode == 2;
-    c.fused = mode == 2;
+    c.accounting = mode == 1   ? WS_ACCOUNTING_INCREMENTAL
+                   : mode == 2 ? WS_ACCOUNTING_FUSED
+                               : WS_ACCOUNTING_MATERIALIZED;
     c.kind = mode == 3 ? WS_SCHEDULER_MEGAKERNEL : WS_SCHEDULER_WAVEFRONT;
     ws_scheduler *s = NULL;
     EXPECT(ws_scheduler_create(g_dev, &rig_coroutine, &c, &s), WS_OK);
@@ -941,7 +945,7 @@ static int short_desc_fused(void) {
   ws_coroutine_desc co = rig_coroutine;
   co.continuation_count = 3;
   ws_scheduler_config c = small_config(8);
-  c.fused = true;
+  c.accounting = WS_ACCOUNTING_FUSED;
   ws_scheduler *s = NULL;
   if (ws_scheduler_create(g_dev, &co, &c, &s) != WS_OK) {
     rig_destroy(&r);

@@ -724,8 +724,7 @@ static ws_scheduler_config make_config(const fz_case *c) {
   cfg.resident_frames = c->R;
   cfg.layout = c->layout;
   cfg.largest_first = c->greedy;
-  cfg.incremental = c->accounting != 0;
-  cfg.fused = c->accounting == 2;
+  cfg.accounting = (ws_accounting)c->accounting;
   cfg.compaction = c->compaction;
   cfg.refill_threshold = c->threshold;
   cfg.block_size = c->block;

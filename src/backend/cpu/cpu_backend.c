@@ -16,6 +16,7 @@
 
 #include "../../core/alloc.h"
 #include "../../core/device.h"
+#include "../registry.h"
 
 #define U32(addr) ((uint32_t *)(uintptr_t)(addr))
 
@@ -94,8 +95,9 @@ static ws_status cpu_queue_count(ws_device *dev, const ws_queue_args *q) {
   (void)dev;
   const uint32_t *tokens = U32(q->tokens);
   uint32_t *counts = U32(q->counts);
-  /* Tokens outside 0..K cannot be produced by the wrappers (they clamp), so
-   * they are counted in a spill slot rather than trusted as an index. */
+  /* Tokens outside 0..K cannot be produced by the wrappers (they clamp); a
+   * damaged one is skipped rather than trusted as an index, and the
+   * verification's recount then disagrees with the maintained counts. */
   for (uint32_t t = 0; t <= q->queue_count; ++t)
     counts[t] = 0;
   for (uint32_t s = 0; s < q->scan; ++s) {

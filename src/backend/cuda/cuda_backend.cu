@@ -425,7 +425,6 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   if (!c)
     return ws_dev_fail(dev, WS_ENOMEM, WS_GPU_API_NAME ": no host memory for the backend state");
   c->device = index;
-  c->sm_count = prop.multiProcessorCount;
   c->grid_limit = grid_limit;
   c->queue_mode = mode;
   dev->impl = c; /* ws_cuda_of() in the helpers below */

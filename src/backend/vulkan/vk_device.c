@@ -11,6 +11,7 @@
  * the device lacks.
  */
 #include "../../core/alloc.h"
+#include "../registry.h"
 #include "vk_internal.h"
 
 #include <errno.h>
