@@ -135,10 +135,16 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
  * frames + field_offsets[k] + s * sizeof(type); the host orders the arrays
  * by decreasing alignment, so every typed access below is aligned for any R. */
 #define WS_FRAME_DECL_(type, name) type name;
+#define WS_FRAME_COUNT_(type, name) +1
+#define WS_FRAME_BYTES_(type, name) +sizeof(type)
 #define WS_FRAME(tname, FIELDS)                                                         \
   typedef struct tname {                                                                \
     FIELDS(WS_FRAME_DECL_)                                                              \
   } tname;                                                                              \
+  enum {                                                                                \
+    tname##_ws_field_count = 0 FIELDS(WS_FRAME_COUNT_),                                 \
+    tname##_ws_field_bytes = 0 FIELDS(WS_FRAME_BYTES_)                                  \
+  };                                                                                    \
   WS_DEVICE static inline void tname##_ws_load(tname *f, const ws_launch *p, uint32_t s) { \
     if (p->layout == WS_LAYOUT_AOS) {                                                   \
       *f = WS_PTR(const tname, p->frames)[s];                                           \
@@ -217,15 +223,18 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
       it.id = ids[slot];                                                                \
       tframe##_ws_load(&f, p, slot);                                                    \
     }                                                                                   \
-    const uint32_t next = co##_ws_resume(                              \
-        p->src, &it, &f, WS_PTR(const targs, p->args), &counts[p->continuation_count + 1], \
-        p->continuation_count);                                                         \
+    const uint32_t next = co##_ws_resume(                                              \
+        p->src, &it, &f, WS_PTR(const targs, p->args),                                  \
+        &counts[WS_COUNTS_BAD(p->continuation_count)], p->continuation_count);          \
     if (next != WS_TERMINATE)                                                           \
       tframe##_ws_store(&f, p, slot);                                                   \
     tokens[slot] = next;                                                                \
     if (p->flags & WS_LAUNCH_FUSED)                                                     \
       ws_fused_count_(counts, p->src, next);                                            \
   }                                                                                     \
+  /* The megakernel counts each item's continuation runs (the entry's too)    \
+   * against `limit`: an item that would run more stops and is counted, so a  \
+   * coroutine that resumes itself forever cannot hang the launch. */          \
   WS_DEVICE static void co##_ws_mega(const ws_launch *p, uint32_t i) {                  \
     uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
     tframe f;                                                                           \
@@ -233,11 +242,24 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     memset(&f, 0, sizeof f);                                                            \
     it.id = p->first_id + i;                                                            \
     uint32_t next = 0;                                                                  \
+    uint64_t runs = 0;                                                                  \
     do {                                                                                \
+      if (p->limit && runs == p->limit) {                                               \
+        ws_atomic_add_u32(&counts[WS_COUNTS_LIMIT(p->continuation_count)], 1u);         \
+        break;                                                                          \
+      }                                                                                 \
       next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
-                            &counts[p->continuation_count + 1], p->continuation_count); \
+                            &counts[WS_COUNTS_BAD(p->continuation_count)],              \
+                            p->continuation_count);                                     \
+      ++runs;                                                                           \
     } while (next != WS_TERMINATE);                                                     \
   }                                                                                     \
+  enum {                                                                                \
+    co##_ws_args_size = sizeof(targs),                                                  \
+    co##_ws_frame_size = sizeof(tframe),                                                \
+    co##_ws_frame_fields = tframe##_ws_field_count,                                     \
+    co##_ws_frame_field_bytes = tframe##_ws_field_bytes                                 \
+  };                                                                                    \
   WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
   WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
 
@@ -292,10 +314,21 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #endif
 #define WS_MODULE_BEGIN(m) static WS_MODULE_TABLE_CONST_ ws_module_entry m##_ws_entries_[] = {
 #define WS_MODULE_COROUTINE(co)                                                         \
-  {#co, WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), co##_ws_step_launch,           \
-   co##_ws_mega_launch, 0, 0, 0, 0},
+  {#co,                                                                                 \
+   WS_ENTRY_COROUTINE,                                                                  \
+   (uint32_t)sizeof(ws_launch),                                                         \
+   co##_ws_step_launch,                                                                 \
+   co##_ws_mega_launch,                                                                 \
+   0,                                                                                   \
+   0,                                                                                   \
+   0,                                                                                   \
+   0,                                                                                   \
+   (uint32_t)co##_ws_args_size,                                                         \
+   (uint32_t)co##_ws_frame_size,                                                        \
+   (uint32_t)co##_ws_frame_fields,                                                      \
+   (uint32_t)co##_ws_frame_field_bytes},
 #define WS_MODULE_KERNEL(k)                                                             \
-  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0},
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 #define WS_MODULE_END(m)                                                                \
   }                                                                                     \
   ;                                                                                     \

@@ -33,8 +33,9 @@ enum ws_layout_value { WS_LAYOUT_AOS = 0, WS_LAYOUT_SOA = 1 };
  *  - slot i of the launch is slots[i] when slots != 0, else slot_base + i,
  *    and every such slot is < capacity and distinct within the launch;
  *  - src == 0 means "run the entry for item first_id + i";
- *  - counts has continuation_count + 2 words: [1..K] queue counts, [K+1] the
- *    number of invalid transitions seen (an error the host reports).
+ *  - counts has WS_COUNTS_WORDS(K) words: [1..K] queue counts, [K+1] the
+ *    number of invalid transitions seen, [K+2] the items the megakernel
+ *    stopped at `limit` (errors the host reports).
  */
 typedef struct ws_launch {
   uint64_t args;          /* device address of the user's argument struct */
@@ -43,7 +44,7 @@ typedef struct ws_launch {
   uint64_t ids;           /* uint32_t[capacity]: logical id per slot */
   uint64_t tokens;        /* uint32_t[capacity]: 0 free, j waiting in queue j */
   uint64_t slots;         /* uint32_t list of slots, or 0 for a dense range */
-  uint64_t counts;        /* uint32_t[continuation_count + 2] */
+  uint64_t counts;        /* uint32_t[WS_COUNTS_WORDS(continuation_count)] */
   uint32_t count;
   uint32_t capacity;
   uint32_t first_id;
@@ -52,14 +53,39 @@ typedef struct ws_launch {
   uint32_t layout;
   uint32_t flags;
   uint32_t continuation_count;
+  uint64_t plan;  /* device loops: address of the ws_launch_plan this launch reads
+                     (count, src, first_id, slot_base, slots); 0 = the fields above */
+  uint64_t limit; /* megakernel: most continuation runs per item, 0 = none */
 } ws_launch;
 
+/* What a launch driven by a device loop reads at ws_launch.plan: the loop's
+ * decisions write it each iteration (the first fields of the loop's plan
+ * record, src/core/decide.h). The slot list is slots + 4 * slot_offset when
+ * use_slots is set, else slot_base + i. */
+typedef struct ws_launch_plan {
+  uint32_t action;
+  uint32_t src;
+  uint32_t count;
+  uint32_t first_id;
+  uint32_t slot_base;
+  uint32_t use_slots;
+  uint32_t slot_offset;
+} ws_launch_plan;
+
+/* counts[] words after the K queue counts: invalid transitions, and items
+ * the megakernel stopped at the iteration limit. */
+#define WS_COUNTS_BAD(K) ((K) + 1u)
+#define WS_COUNTS_LIMIT(K) ((K) + 2u)
+#define WS_COUNTS_WORDS(K) ((K) + 3u)
+
 #if !defined(__cplusplus)
-_Static_assert(sizeof(ws_launch) == 88, "ws_launch layout is shared with kernel.glsl");
+_Static_assert(sizeof(ws_launch) == 104, "ws_launch layout is shared with kernel.glsl");
 _Static_assert(offsetof(ws_launch, count) == 56, "ws_launch layout is shared with kernel.glsl");
 _Static_assert(offsetof(ws_launch, continuation_count) == 84, "ws_launch layout");
+_Static_assert(offsetof(ws_launch, plan) == 88 && offsetof(ws_launch, limit) == 96,
+               "ws_launch layout is shared with kernel.glsl");
 #else
-static_assert(sizeof(ws_launch) == 88, "ws_launch layout is shared with kernel.glsl");
+static_assert(sizeof(ws_launch) == 104, "ws_launch layout is shared with kernel.glsl");
 static_assert(offsetof(ws_launch, count) == 56, "ws_launch layout is shared with kernel.glsl");
 #endif
 

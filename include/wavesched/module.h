@@ -45,6 +45,15 @@ typedef struct ws_module_entry {
   size_t spirv_size;         /* bytes */
   const uint32_t *spirv_mega;
   size_t spirv_mega_size;
+  /* Coroutines: what the kernels were compiled for, so that a description
+   * that disagrees is rejected at creation instead of corrupting memory:
+   * sizeof the user's argument struct, sizeof the frame struct, its field
+   * count and the sum of its field sizes. 0 = not recorded (Vulkan modules:
+   * the scheduler then checks against the CPU module, which every build has). */
+  uint32_t user_args_size;
+  uint32_t frame_size;
+  uint32_t frame_fields;
+  uint32_t frame_field_bytes;
 } ws_module_entry;
 
 typedef struct ws_module {

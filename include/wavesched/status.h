@@ -24,6 +24,7 @@ extern "C" {
   X(EBACKEND, -5, "backend call failed")                                                   \
   X(ENOKERNEL, -6, "kernel not found in module for this backend")                          \
   X(EARGS, -7, "kernel argument block too large")                                          \
+  X(EBUSY, -8, "the scheduler is already dispatching (re-entrant call)")                   \
   /* scheduler configuration (rejected at creation) */                                     \
   X(ECONFIG_POOL, -20, "resident frame pool size is zero")                                 \
   X(ECONFIG_ACCOUNTING, -21, "incremental and fused accounting require the greedy policy") \

@@ -239,10 +239,21 @@ typedef struct ws_scheduler_config {
   uint32_t block_size;           /* GPU threads per block; 0 = 128 */
   bool statistics;               /* also on with WS_STATS=1 */
   bool verify_queues;            /* also on with WS_VERIFY_QUEUES=1 */
-  uint64_t iteration_limit;      /* 0 = none */
+  uint64_t iteration_limit;      /* passes through the loop (SPEC §2.2), and for the
+                                    megakernel continuation runs per item, before the
+                                    dispatch fails with WS_EITERATION_LIMIT: 0 =
+                                    WS_ITERATION_LIMIT_DEFAULT; WS_ITERATION_UNLIMITED
+                                    lifts it */
   ws_aux_protocol aux_protocol;
   bool partial_admission;        /* admit min(n, (C-L)/b) frames instead of draining */
 } ws_scheduler_config;
+
+/* The iteration limit when the configuration says 0: no dispatch loops
+ * forever by default. 2^24 passes take minutes at the slowest host loop
+ * measured (~25 us per iteration); real dispatches need far fewer (the path
+ * tracer's 1080p render: about 1,700). */
+#define WS_ITERATION_LIMIT_DEFAULT (UINT64_C(1) << 24)
+#define WS_ITERATION_UNLIMITED UINT64_MAX
 
 /* Defaults: wavefront, R = 4096, AoS, greedy, incremental, compaction on. */
 ws_scheduler_config ws_scheduler_config_default(void);

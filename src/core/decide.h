@@ -152,7 +152,8 @@ typedef struct ws_dec_work {
   int32_t obs_status;
   uint32_t obs_late;
   uint32_t client_err;
-  uint32_t pad;
+  uint32_t last_work; /* WS_LAST_STAGE: the work whose stage ran (SPEC §4: any
+                         rise after a stage dispatch is a clone, in any work) */
 } ws_dec_work; /* 96 bytes */
 
 /* The loop state of one dispatch. */
@@ -229,10 +230,11 @@ WS_DEC void ws_dec_fail(ws_dstate *d, int32_t status, uint32_t kind, uint32_t wo
 /* A work's live count exceeds what the last action allows: one thing ran
  * since the last boundary, so it is the culprit. */
 WS_DEC void ws_dec_allowance_fail(ws_dstate *d, const ws_dec_work *w, uint32_t i) {
-  if (w->last == WS_LAST_STAGE)
+  if (w->last == WS_LAST_STAGE) {
     ws_dec_fail(d, WS_DEC_S_EPROTO_CLONED, WS_DERR_CLONED, i, w->last_stage, 0, w->allowance,
                 w->live, 0, 0);
-  else if (w->last == WS_LAST_PRODUCER)
+    d->err.work2 = w->last_work;
+  } else if (w->last == WS_LAST_PRODUCER)
     ws_dec_fail(d, WS_DEC_S_EPROTO_BOUND, WS_DERR_BOUND, i, 0, 0, w->live, w->allowance, 0, 0);
   else
     ws_dec_fail(d, WS_DEC_S_EPROTO_BOUND, WS_DERR_BOUND_OTHER, i, 0, 0, w->live, w->allowance, 0,
@@ -349,18 +351,19 @@ WS_DEC void ws_dec_select(ws_dstate *d) {
   d->plan.action = WS_ACT_NONE;
   if (d->status != WS_DEC_RUNNING)
     return;
-  if (d->admitted == d->N && d->live == 0 && d->aux_live == 0) {
-    d->status = WS_DEC_DONE;
-    return;
-  }
-  /* The limit counts working iterations: a dispatch that needs exactly
-   * `limit` of them succeeds. */
+  /* SPEC §2.2: every pass is an iteration, the one that finds the dispatch
+   * done included; the limit bounds that count, so a dispatch that needs
+   * exactly `limit` passes succeeds. */
   if (d->iteration_limit && d->iterations >= d->iteration_limit) {
     ws_dec_fail(d, WS_DEC_S_EITERATION_LIMIT, WS_DERR_LIMIT, WS_DEC_NONE, 0, 0,
                 d->iteration_limit, d->admitted, d->live, d->aux_live);
     return;
   }
   d->iterations += 1;
+  if (d->admitted == d->N && d->live == 0 && d->aux_live == 0) {
+    d->status = WS_DEC_DONE;
+    return;
+  }
   const uint32_t *h = ws_dec_u32(d->counts);
   uint32_t sel = 0, n = 0;
   if (d->flags & WS_DEC_GREEDY) {
@@ -502,10 +505,16 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
   p->compact = 0;
   switch (p->action) {
   case WS_ACT_STAGE: {
-    ws_dec_hold_all(d);
+    /* a stage run moves or terminates items and never clones: no work's
+     * live count may rise, whichever work the stage belongs to */
+    for (uint32_t i = 0; i < d->aux_count; ++i) {
+      ws_dec_work *o = ws_dec_work_at(d, i);
+      o->allowance = o->live;
+      o->last = WS_LAST_STAGE;
+      o->last_stage = p->stage;
+      o->last_work = p->work;
+    }
     ws_dec_work *w = ws_dec_work_at(d, p->work);
-    w->last = WS_LAST_STAGE;
-    w->last_stage = p->stage;
     uint64_t *as = ws_dec_u64(d->aux_stats) + 3u * (w->first_stat + p->stage);
     as[0] += 1;
     as[1] += ws_dec_u32(w->q)[p->stage];

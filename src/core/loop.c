@@ -35,7 +35,7 @@ static ws_status dev_fail(ws_scheduler *s, ws_status st, uint64_t it, const char
                        ws_device_last_error(s->dev));
 }
 
-static uint32_t count_words(const ws_scheduler *s) { return s->K + 2; }
+static uint32_t count_words(const ws_scheduler *s) { return WS_COUNTS_WORDS(s->K); }
 
 /* Everything the queue operations need, with the per-call fields zeroed. */
 static ws_queue_args queue_args(const ws_scheduler *s, uint32_t scan) {
@@ -250,7 +250,10 @@ static void init_state(ws_scheduler *s, uint32_t N) {
   d->A = N < s->R ? N : s->R;
   d->K = s->K;
   d->aux_count = s->aux_count;
-  d->iteration_limit = s->cfg.iteration_limit;
+  const uint64_t limit = s->cfg.iteration_limit;
+  d->iteration_limit = limit == 0                         ? WS_ITERATION_LIMIT_DEFAULT
+                       : limit == WS_ITERATION_UNLIMITED ? 0
+                                                         : limit;
   const uint32_t thr = s->cfg.refill_threshold;
   d->refill_threshold = thr == 0 ? d->A / 2 : thr < d->A ? thr : d->A;
   d->flags = (s->cfg.largest_first ? WS_DEC_GREEDY : 0u) |
@@ -293,12 +296,10 @@ static ws_status dispatch(ws_scheduler *s, uint32_t N, bool timed) {
     st = ws_mega_dispatch(s, N);
     return st == WS_OK && timed ? read_timer(s, 1) : st;
   }
-  /* SPEC §2.1: registration closes with the first dispatch, even one of 0 items */
-  s->closed = true;
   if (d->A == 0)
     return WS_OK;
   if ((st = ws_buffer_fill_u32(s->tokens, 0, 0, d->A)) != WS_OK ||
-      (st = ws_buffer_fill_u32(s->counts, 0, 0, s->K + 2)) != WS_OK)
+      (st = ws_buffer_fill_u32(s->counts, 0, 0, count_words(s))) != WS_OK)
     return dev_fail(s, st, 0, "prologue");
   if ((st = ws_aux_reset_all(s)) != WS_OK)
     return st;
@@ -314,11 +315,22 @@ static ws_status dispatch(ws_scheduler *s, uint32_t N, bool timed) {
 ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, size_t args_size) {
   if (!s)
     return WS_EINVAL;
+  /* A client callback that dispatches its own scheduler would run items
+   * twice over state the outer loop still owns. */
+  if (s->dispatching)
+    return ws_sched_fail(s, WS_EBUSY,
+                         "ws_scheduler_dispatch: called while scheduler '%s' is dispatching "
+                         "(from an auxiliary callback?)",
+                         s->coro.name);
+  /* SPEC §2.1: registration closes with the first dispatch, even a refused one */
+  if (s->cfg.kind == WS_SCHEDULER_WAVEFRONT)
+    s->closed = true;
   if (args_size != s->coro.args_size || (args_size && !args))
     return ws_sched_fail(s, WS_EINVAL,
                          "ws_scheduler_dispatch: argument block of %zu bytes, coroutine '%s' "
                          "takes %u",
                          args_size, s->coro.name, s->coro.args_size);
+  s->dispatching = true;
   const double t0 = now_ms();
   s->error[0] = '\0';
   s->dev->error[0] = '\0';
@@ -331,5 +343,6 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
   if (st == WS_OK)
     st = dispatch(s, N, timed);
   s->elapsed_ms = now_ms() - t0;
+  s->dispatching = false;
   return st;
 }

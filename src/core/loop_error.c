@@ -54,6 +54,13 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e) {
                          " exceeds capacity %" PRIu64,
                          it, w, e->a, e->b);
   case WS_DERR_CLONED:
+    if (e->work2 != e->work)
+      return ws_sched_fail(s, st,
+                           "iteration %" PRIu64 ": auxiliary work '%s': after dispatching stage "
+                           "'%s' of work '%s' its live count rose from %" PRIu64 " to %" PRIu64
+                           ": a stage cloned items into another work",
+                           it, w, stage_name(s, e->work2, e->stage), work_name(s, e->work2),
+                           e->a, e->b);
     return ws_sched_fail(s, st,
                          "iteration %" PRIu64 ": auxiliary work '%s': after dispatching stage '%s' "
                          "the live count rose from %" PRIu64 " to %" PRIu64 ": a stage cloned items",

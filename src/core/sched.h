@@ -36,6 +36,7 @@ struct ws_scheduler {
   bool stats_on;
   bool verify_on;
   bool closed;      /* registration closed by the first dispatch */
+  bool dispatching; /* inside ws_scheduler_dispatch (re-entrancy guard) */
   uint32_t *align;  /* [K + 1]: 1 = continuation is in the refill alignment list */
 
   /* device state (reserved at creation; the loop allocates nothing) */

@@ -66,6 +66,14 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
     return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
                          "frame has %u fields (at most %u) and size %u (must be > 0)",
                          co->frame->field_count, WS_MAX_FRAME_FIELDS, co->frame->size);
+  for (uint32_t i = 0; i < co->frame->field_count; ++i) {
+    const ws_frame_field *f = &co->frame->fields[i];
+    if (f->size == 0 || f->align == 0 || (f->align & (f->align - 1)) != 0 || f->size % f->align)
+      return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                           "frame field %u ('%s') has size %u and alignment %u (the size must be "
+                           "a positive multiple of a power-of-two alignment)",
+                           i, f->name ? f->name : "?", f->size, f->align);
+  }
   for (uint32_t a = 0; a < co->continuation_count; ++a) {
     const char *na = co->continuation_names[a];
     if (!na || !na[0])
@@ -97,6 +105,42 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
   if (c->refill_align_count && !c->refill_align)
     return ws_sched_fail(s, WS_ECONFIG_CONTINUATION, "refill_align is NULL with count %u",
                          c->refill_align_count);
+  return WS_OK;
+}
+
+/* The description must match what the kernels were compiled for (sizes
+ * recorded in the module entry; a Vulkan entry records none, so the CPU
+ * module's entry of the same name, which every build has, stands in):
+ * otherwise the launch reads a shorter argument block than the kernel's
+ * struct, or frames overlap in a pool sized from the wrong record. */
+static ws_status check_compiled(ws_scheduler *s, const ws_coroutine_desc *co,
+                                const ws_module_entry *e) {
+  if (e->frame_size == 0) {
+    const ws_module *cpu = co->modules->by_backend[WS_BACKEND_CPU];
+    e = NULL;
+    for (uint32_t i = 0; cpu && i < cpu->entry_count; ++i)
+      if (strcmp(cpu->entries[i].name, co->name) == 0)
+        e = &cpu->entries[i];
+    if (!e || e->frame_size == 0)
+      return WS_OK; /* nothing recorded to check against */
+  }
+  const ws_frame_desc *fd = co->frame;
+  uint64_t field_bytes = 0;
+  for (uint32_t i = 0; i < fd->field_count; ++i)
+    field_bytes += fd->fields[i].size;
+  if (co->args_size != e->user_args_size)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                         "the description's argument struct is %u bytes, the kernels of '%s' were "
+                         "compiled for %u",
+                         co->args_size, co->name, e->user_args_size);
+  if (fd->size != e->frame_size || fd->field_count != e->frame_fields ||
+      field_bytes != e->frame_field_bytes)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                         "the description's frame (%u bytes, %u fields of %" PRIu64
+                         " bytes) is not the one the kernels of '%s' were compiled for (%u bytes, "
+                         "%u fields of %u bytes): describe it with WS_FRAME_DESC",
+                         fd->size, fd->field_count, field_bytes, co->name, e->frame_size,
+                         e->frame_fields, e->frame_field_bytes);
   return WS_OK;
 }
 
@@ -137,7 +181,7 @@ static ws_status create_buffer(ws_scheduler *s, size_t size, ws_buffer **out, co
 
 static ws_status reserve(ws_scheduler *s) {
   const uint32_t R = s->R, K = s->K;
-  const size_t words = K + 2;
+  const size_t words = WS_COUNTS_WORDS(K);
   ws_status st;
   uint64_t frame_bytes = s->cfg.layout == WS_LAYOUT_SOA
                              ? layout_soa(s)
@@ -211,6 +255,8 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
     goto fail;
   }
   s->entry = k.entry;
+  if ((st = check_compiled(s, co, k.entry)) != WS_OK)
+    goto fail;
 
   s->align = ws_calloc(s->K + 1, sizeof *s->align);
   s->node_stats = ws_calloc(3 * ((size_t)s->K + 1), sizeof *s->node_stats);
