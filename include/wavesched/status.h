@@ -55,7 +55,9 @@ extern "C" {
   X(EPROTO_INTERNAL, -67, "internal scheduler invariant violated")                         \
   X(EITERATION_LIMIT, -68, "iteration limit reached before the dispatch drained")          \
   X(EVERIFY, -69, "queue verification found a mismatch")                                   \
-  X(ESTALL, -70, "no queue can make progress")
+  X(ESTALL, -70, "no queue can make progress")                                            \
+  X(EPROTO_AVAILABILITY, -71, "available slots exceed the free capacity, or an empty work "  \
+                              "is not fully available")
 
 typedef enum ws_status {
 #define WS_STATUS_ENUM_(name, value, msg) WS_##name = (value),

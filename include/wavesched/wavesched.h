@@ -187,6 +187,20 @@ typedef struct ws_aux_work {
    * stage's observed count; moves items between stages or terminates them,
    * never clones. */
   ws_status (*dispatch_stage)(void *user, uint32_t stage);
+
+  /* Materializable storage (docs/protocol.md, "Admission against storage"):
+   * for clients whose free slots are not all writable now, e.g. append
+   * allocation with holes below the extent. Both are asked only when the
+   * scheduler evaluates admission of a producer of this work, in this order.
+   * (optional) default: nothing. Storage-only work (compaction, reclaiming
+   * an empty extent), enqueued in stream order: no count may change. */
+  ws_status (*prepare_for_admission)(void *user);
+  /* (optional) default: C - L. The slots that can be materialized now,
+   * after prepare_for_admission: a <= C - L, and a == C when L == 0 (else
+   * WS_EPROTO_AVAILABILITY). Admission then also requires n*b <= a, and a
+   * producer blocked by storage forces a drain like one blocked by capacity;
+   * prepare_for_producer(required) is never called with required > a. */
+  ws_status (*available_slots)(void *user, uint32_t *available);
 } ws_aux_work;
 
 /* The admission rule, in 64-bit: admit a producer of n frames with bound b

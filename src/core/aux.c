@@ -354,3 +354,25 @@ ws_status ws_aux_prepare_producers(ws_scheduler *s, uint64_t it, uint32_t j, uin
   }
   return WS_OK;
 }
+
+/* Issue 18: before admission of a producer of continuation j is evaluated,
+ * every work it produces into may prepare its storage and say how many
+ * slots it can write now (decide.h uses has_avail / avail). */
+ws_status ws_aux_prepare_admission(ws_scheduler *s, uint64_t it, uint32_t j) {
+  for (uint32_t i = 0; i < s->aux_count; ++i) {
+    ws_aux_entry *a = &s->aux[i];
+    ws_dec_work *dw = &s->dwork[i];
+    dw->has_avail = 0;
+    if (a->bound[j] == 0)
+      continue;
+    ws_status st;
+    if (a->w.prepare_for_admission && (st = a->w.prepare_for_admission(a->w.user)) != WS_OK)
+      return ws_aux_client_fail(s, i, it, "prepare_for_admission", st);
+    if (a->w.available_slots) {
+      if ((st = a->w.available_slots(a->w.user, &dw->avail)) != WS_OK)
+        return ws_aux_client_fail(s, i, it, "available_slots", st);
+      dw->has_avail = 1;
+    }
+  }
+  return WS_OK;
+}

@@ -81,7 +81,9 @@ enum ws_dec_err_kind {
   WS_DERR_DRAIN_STAGE = 11,   /* work, stage; a = stage count, b = the stage's count */
   WS_DERR_LIMIT = 12,         /* a = limit, b = admitted, c = live, d = auxiliary live */
   WS_DERR_STALL = 13,         /* b = admitted, c = live, d = auxiliary live */
-  WS_DERR_CLIENT = 14         /* work; a = errors the client's device words report */
+  WS_DERR_CLIENT = 14,        /* work; a = errors the client's device words report */
+  WS_DERR_AVAIL = 15,         /* work; a = available slots, b = C - L */
+  WS_DERR_AVAIL_EMPTY = 16    /* work; a = available slots, b = C (L == 0) */
 };
 
 /* ws_status values the record carries (status.h; repeated here so that the
@@ -96,6 +98,7 @@ enum ws_dec_err_kind {
 #define WS_DEC_S_EITERATION_LIMIT (-68)
 #define WS_DEC_S_EVERIFY (-69)
 #define WS_DEC_S_ESTALL (-70)
+#define WS_DEC_S_EPROTO_AVAILABILITY (-71)
 
 #define WS_DEC_NONE 0xffffffffu
 
@@ -154,7 +157,11 @@ typedef struct ws_dec_work {
   uint32_t client_err;
   uint32_t last_work; /* WS_LAST_STAGE: the work whose stage ran (SPEC §4: any
                          rise after a stage dispatch is a clone, in any work) */
-} ws_dec_work; /* 96 bytes */
+  /* Materializable storage (issue 18): when has_avail, admission of this
+   * iteration also needs n*b <= avail, the slots the client can write now. */
+  uint32_t avail;
+  uint32_t has_avail;
+} ws_dec_work; /* 104 bytes */
 
 /* The loop state of one dispatch. */
 typedef struct ws_dstate {
@@ -195,7 +202,7 @@ typedef struct ws_dstate {
 #if !defined(__cplusplus)
 _Static_assert(sizeof(ws_dec_err) == 64, "decide.glsl: ws_dec_err is 64 bytes");
 _Static_assert(sizeof(ws_dec_plan) == 64, "decide.glsl: ws_dec_plan is 64 bytes");
-_Static_assert(sizeof(ws_dec_work) == 96, "decide.glsl: ws_dec_work is 96 bytes");
+_Static_assert(sizeof(ws_dec_work) == 104, "decide.glsl: ws_dec_work is 104 bytes");
 _Static_assert(sizeof(ws_dstate) == 352, "decide.glsl: ws_dstate is 352 bytes");
 
 #endif
@@ -423,17 +430,32 @@ WS_DEC void ws_dec_admit(ws_dstate *d) {
       const uint32_t b = ws_dec_u32(w->bound)[sel];
       if (b == 0)
         continue;
-      const uint64_t room = w->live <= w->capacity ? (uint64_t)(w->capacity - w->live) : 0u;
+      uint64_t room = w->live <= w->capacity ? (uint64_t)(w->capacity - w->live) : 0u;
+      if (w->has_avail) {
+        /* issue 18: only materializable slots admit; an empty work must be
+         * wholly available, or nothing could ever be admitted (progress) */
+        if (w->avail > room) {
+          ws_dec_fail(d, WS_DEC_S_EPROTO_AVAILABILITY, WS_DERR_AVAIL, i, 0, sel, w->avail, room,
+                      0, 0);
+          return;
+        }
+        if (w->live == 0 && w->avail != w->capacity) {
+          ws_dec_fail(d, WS_DEC_S_EPROTO_AVAILABILITY, WS_DERR_AVAIL_EMPTY, i, 0, sel, w->avail,
+                      w->capacity, 0, 0);
+          return;
+        }
+        room = w->avail;
+      }
       uint32_t blocked;
       if (d->flags & WS_DEC_PARTIAL) {
-        /* partial admission: min(n, (C - L) / b) frames fit */
+        /* partial admission: min(n, room / b) frames fit */
         const uint64_t fit64 = room / b;
         const uint32_t fit = fit64 < n ? (uint32_t)fit64 : n;
         blocked = fit == 0;
         if (!blocked && fit < d->admit)
           d->admit = fit;
       } else {
-        /* the admission rule, in 64-bit: n*b <= C - L */
+        /* the admission rule, in 64-bit: n*b <= C - L (and <= avail) */
         blocked = (uint64_t)n * b > room;
       }
       if (!blocked)

@@ -228,6 +228,8 @@ static ws_status one_iteration(ws_scheduler *s) {
   if (d->status == WS_DEC_RUNNING && s->verify_on && (st = check_boundary(s)) != WS_OK)
     return st;
   ws_dec_select(d);
+  if (d->evaluate && (st = ws_aux_prepare_admission(s, d->pass, d->sel)) != WS_OK)
+    return st;
   ws_dec_admit(d);
   if (d->status == WS_DEC_RUNNING && d->plan.action == WS_ACT_STAGE && d->plan.forced) {
     if ((st = ws_aux_admission_stage(s, d->pass)) != WS_OK)

@@ -108,6 +108,17 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e) {
                          "iteration %" PRIu64 ": auxiliary work '%s': its device words report %" PRIu64
                          " error(s): a producer exceeded its bound or an item was released twice",
                          it, w, e->a);
+  case WS_DERR_AVAIL:
+    return ws_sched_fail(s, st,
+                         "iteration %" PRIu64 ": auxiliary work '%s': available_slots() is %" PRIu64
+                         ", more than the %" PRIu64 " free slots (C - L) admitting '%s' allows",
+                         it, w, e->a, e->b, queue_name(s, e->queue));
+  case WS_DERR_AVAIL_EMPTY:
+    return ws_sched_fail(s, st,
+                         "iteration %" PRIu64 ": auxiliary work '%s' is empty but only %" PRIu64
+                         " of its %" PRIu64 " slots are available after prepare_for_admission(): "
+                         "an empty work must reclaim its whole capacity",
+                         it, w, e->a, e->b);
   default:
     return ws_sched_fail(s, WS_EPROTO_INTERNAL, "iteration %" PRIu64 ": unknown error record %u",
                          it, e->kind);

@@ -88,6 +88,9 @@ void ws_aux_observe_host(ws_scheduler *s);
 ws_status ws_aux_admission_stage(ws_scheduler *s, uint64_t iteration);
 ws_status ws_aux_dispatch_stage(ws_scheduler *s, uint64_t iteration, uint32_t work,
                                 uint32_t stage);
+/* prepare_for_admission() and available_slots() of every work continuation j
+ * produces into (issue 18), into the decisions' records. */
+ws_status ws_aux_prepare_admission(ws_scheduler *s, uint64_t iteration, uint32_t j);
 /* prepare_for_producer(m*b) for every work producing from continuation j. */
 ws_status ws_aux_prepare_producers(ws_scheduler *s, uint64_t iteration, uint32_t j, uint32_t m);
 /* Message of an auxiliary client call that failed. */
