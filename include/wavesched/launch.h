@@ -62,8 +62,13 @@ typedef struct ws_launch {
  * decisions write it each iteration (the first fields of the loop's plan
  * record, src/core/decide.h). The slot list is slots + 4 * slot_offset when
  * use_slots is set, else slot_base + i. */
+#define WS_PLAN_NONE 0u
+#define WS_PLAN_REFILL 1u
+#define WS_PLAN_RESUME 2u
+#define WS_PLAN_RESUME_ALL 3u
+#define WS_PLAN_STAGE 4u
 typedef struct ws_launch_plan {
-  uint32_t action;
+  uint32_t action; /* WS_PLAN_* */
   uint32_t src;
   uint32_t count;
   uint32_t first_id;

@@ -34,6 +34,11 @@ typedef enum ws_entry_kind {
  * stream order. `block` is the thread-block size (ignored on the CPU).
  * Returns 0 or a backend error number (cudaError_t on CUDA). */
 typedef int (*ws_launch_fn)(uint32_t n, const void *args, uint32_t block, void *stream);
+/* Device-loop launcher of a coroutine step: continuation `src` (0 = entry)
+ * over the frames the loop's plan at ((ws_launch *)args)->plan names when the
+ * kernel runs, with a fixed grid (GPUs stride over the frames). */
+typedef int (*ws_dev_launch_fn)(uint32_t src, uint32_t grid, const void *args, uint32_t block,
+                                void *stream);
 
 typedef struct ws_module_entry {
   const char *name;
@@ -54,6 +59,7 @@ typedef struct ws_module_entry {
   uint32_t frame_size;
   uint32_t frame_fields;
   uint32_t frame_field_bytes;
+  ws_dev_launch_fn launch_dev; /* coroutines (CPU/CUDA): the device-loop launcher */
 } ws_module_entry;
 
 typedef struct ws_module {

@@ -33,6 +33,7 @@ extern "C" {
   X(ECONFIG_COROUTINE, -25, "malformed coroutine description")                             \
   X(ECONFIG_BLOCK, -26, "block size must be a positive multiple of 32 up to 1024")         \
   X(ECONFIG_ENUM, -27, "enumeration value out of range")                                   \
+  X(ECONFIG_LOOP, -28, "the device loop cannot run this configuration")                    \
   /* auxiliary work registration (nothing is registered on failure) */                     \
   X(EAUX_NULL, -40, "auxiliary work is NULL or lacks a required call")                     \
   X(EAUX_CLOSED, -41, "auxiliary registration is closed after the first dispatch")         \

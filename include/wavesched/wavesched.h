@@ -153,6 +153,32 @@ typedef struct ws_aux_producer {
   uint32_t bound;           /* b: most items one run for one frame publishes */
 } ws_aux_producer;
 
+/* A stage kernel of an auxiliary work described to the device loop: one
+ * launch of `kernel` over indices 0..count-1 with a fixed argument block
+ * (copied at registration). */
+typedef struct ws_aux_stage_kernel {
+  ws_kernel kernel; /* a WS_KERNEL entry (ws_kernel_find) */
+  const void *args;
+  uint32_t args_size; /* the kernel's argument struct, at most WS_MAX_KERNEL_ARGS */
+  uint32_t count;
+} ws_aux_stage_kernel;
+
+/* What the device loop needs to run an auxiliary work without host calls
+ * (SPEC §2.2a): where its counts live in device memory and which kernel runs
+ * each stage. The drain stage of a blocked producer is the default, the
+ * first non-empty stage. ws_pool fills this for its works. */
+typedef struct ws_aux_device {
+  uint64_t live;         /* device address of the uint32 live-count word */
+  uint32_t live_is_free; /* non-zero: that word is the free count, L = C - (int32)word */
+  uint32_t reserved;
+  uint64_t stage_counts; /* device address of uint32[S], the stage counts */
+  uint64_t error;        /* 0, or a uint32 word counting errors the client's kernels
+                            detected (non-zero ends the dispatch: WS_EPROTO_CLIENT) */
+  uint64_t counters;     /* 0, or uint64[2 S]: the loop adds each stage's dispatches
+                            and executed counts there (the client's own view) */
+  const ws_aux_stage_kernel *stages; /* [S] */
+} ws_aux_device;
+
 /* One capacity owner. Required: name, capacity, producers, reset,
  * enqueue_count_readback, host_count, and dispatch or dispatch_stage.
  * NULL optional calls take the default in the comment (SPEC §3.3), which
@@ -201,6 +227,13 @@ typedef struct ws_aux_work {
    * producer blocked by storage forces a drain like one blocked by capacity;
    * prepare_for_producer(required) is never called with required > a. */
   ws_status (*available_slots)(void *user, uint32_t *available);
+
+  /* (optional) default: none, the work runs in the host loop only. With a
+   * device description, and none of admission_stage, prepare_for_producer,
+   * prepare_for_admission and available_slots (host calls a device loop
+   * cannot make), the work can run in the device loop; the host loop still
+   * uses the calls above. Copied at registration. */
+  const ws_aux_device *device;
 } ws_aux_work;
 
 /* The admission rule, in 64-bit: admit a producer of n frames with bound b
@@ -240,6 +273,15 @@ typedef enum ws_aux_protocol {
                              exists for the red-baseline regression only */
 } ws_aux_protocol;
 
+/* Which loop makes the decisions (SPEC §2.2a, docs/loop.md). */
+typedef enum ws_loop_kind {
+  WS_LOOP_AUTO = 0,  /* the device loop where the backend and every registered
+                        auxiliary work allow it, else the host loop */
+  WS_LOOP_HOST = 1,  /* observe on the host every iteration (client callbacks) */
+  WS_LOOP_DEVICE = 2 /* decisions on the device; creation or registration fails
+                        (WS_ECONFIG_LOOP) where that is impossible */
+} ws_loop_kind;
+
 typedef struct ws_scheduler_config {
   ws_scheduler_kind kind;
   uint32_t resident_frames;      /* R, > 0 (wavefront) */
@@ -260,6 +302,9 @@ typedef struct ws_scheduler_config {
                                     lifts it */
   ws_aux_protocol aux_protocol;
   bool partial_admission;        /* admit min(n, (C-L)/b) frames instead of draining */
+  ws_loop_kind loop;             /* default WS_LOOP_AUTO */
+  uint32_t observe_interval;     /* device loop: iterations between host
+                                    synchronizations; 0 = one per dispatch */
 } ws_scheduler_config;
 
 /* The iteration limit when the configuration says 0: no dispatch loops
@@ -309,6 +354,8 @@ typedef struct ws_dispatch_stats {
    * stream); -1 when statistics are off or the device cannot time (a Vulkan
    * queue family without timestamps). */
   double device_ms;
+  ws_loop_kind loop;         /* the loop that ran: WS_LOOP_HOST or WS_LOOP_DEVICE */
+  uint64_t host_sync_count;  /* synchronizations the loop waited for */
 } ws_dispatch_stats;
 
 /* Whether statistics are collected (config or WS_STATS=1). */

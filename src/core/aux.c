@@ -110,10 +110,60 @@ static ws_status check_producers(ws_scheduler *s, const ws_aux_work *w, uint32_t
   return WS_OK;
 }
 
+/* Why `w` cannot run in a device loop (NULL: it can). Its device
+ * description is checked as well: a malformed one is an error even when the
+ * host loop would run it (*bad is then set). */
+static const char *host_only_reason(ws_scheduler *s, const ws_aux_work *w, uint32_t S,
+                                    bool *bad) {
+  *bad = false;
+  if (!w->device)
+    return "it has no device description (ws_aux_work.device)";
+  const ws_aux_device *dv = w->device;
+  if (!dv->live || !dv->stage_counts || !dv->stages) {
+    *bad = true;
+    return "its device description lacks the live word, the stage counts or the stage kernels";
+  }
+  for (uint32_t st = 0; st < S; ++st) {
+    const ws_aux_stage_kernel *k = &dv->stages[st];
+    if (!k->kernel.entry || k->kernel.dev != s->dev || k->kernel.entry->kind != WS_ENTRY_KERNEL ||
+        k->args_size != k->kernel.entry->args_size || k->args_size > WS_MAX_KERNEL_ARGS ||
+        (k->args_size && !k->args)) {
+      *bad = true;
+      return "a stage kernel of its device description is no kernel of this device, or its "
+             "argument block is not the kernel's";
+    }
+  }
+  if (w->admission_stage)
+    return "admission_stage() is a host call (the device loop drains the first non-empty stage)";
+  if (w->prepare_for_producer)
+    return "prepare_for_producer() is a host call";
+  if (w->prepare_for_admission || w->available_slots)
+    return "prepare_for_admission() / available_slots() are host calls";
+  return NULL;
+}
+
+/* The device description's stage kernels with their argument blocks. */
+static ws_loop_stage *copy_stages(const ws_aux_device *dv, uint32_t S) {
+  ws_loop_stage *st = ws_calloc(S, sizeof *st);
+  if (!st)
+    return NULL;
+  for (uint32_t i = 0; i < S; ++i) {
+    st[i].entry = dv->stages[i].kernel.entry;
+    st[i].count = dv->stages[i].count;
+    st[i].args_size = dv->stages[i].args_size;
+    if (st[i].args_size)
+      memcpy(st[i].args, dv->stages[i].args, st[i].args_size);
+  }
+  return st;
+}
+
 /* Grows every per-work array by one entry; on failure nothing changed. */
 static ws_status commit_work(ws_scheduler *s, const ws_aux_work *w, uint32_t *bound, uint32_t S,
-                             void *adapter) {
+                             void *adapter, const char *host_only) {
   const uint32_t n = s->aux_count, ns = s->aux_stats_count;
+  ws_loop_stage *stages = NULL;
+  if (!host_only && !(stages = copy_stages(w->device, S)))
+    return ws_sched_fail(s, WS_ENOMEM, "ws_scheduler_add_aux: out of host memory");
   ws_aux_entry *aux = ws_calloc(n + 1, sizeof *aux);
   ws_dec_work *dwork = ws_calloc(n + 1, sizeof *dwork);
   uint64_t *stats = ws_calloc(3 * ((size_t)ns + S), sizeof *stats);
@@ -127,6 +177,7 @@ static ws_status commit_work(ws_scheduler *s, const ws_aux_work *w, uint32_t *bo
     ws_free(names);
     ws_free(prods);
     ws_free(q);
+    ws_free(stages);
     return ws_sched_fail(s, WS_ENOMEM, "ws_scheduler_add_aux: out of host memory");
   }
   if (n) {
@@ -148,6 +199,14 @@ static ws_status commit_work(ws_scheduler *s, const ws_aux_work *w, uint32_t *bo
   a->stage_count = S;
   a->first_stat = ns;
   a->adapter = adapter;
+  a->stages = stages;
+  a->host_only = host_only;
+  /* the entries move when the array grows: keep the description by value */
+  a->w.device = NULL;
+  if (!host_only) {
+    a->device = *w->device;
+    a->device.stages = NULL; /* the copy in `stages` is what runs */
+  }
   for (uint32_t st = 0; st < S; ++st)
     names[ns + st] = stage_name_of(w, st);
 
@@ -191,8 +250,20 @@ ws_status ws_scheduler_add_aux(ws_scheduler *s, const ws_aux_work *client) {
   }
   uint32_t S = 0;
   st = check_producers(s, w, bound, &S);
+  const char *host_only = NULL;
+  if (st == WS_OK) {
+    bool bad = false;
+    host_only = adapter ? "the single-stage protocol runs in the host loop"
+                        : host_only_reason(s, w, S, &bad);
+    if (bad)
+      st = reg_fail(s, WS_EINVAL, w, "%s", host_only);
+    else if (host_only && s->cfg.loop == WS_LOOP_DEVICE)
+      st = reg_fail(s, WS_ECONFIG_LOOP, w,
+                    "the scheduler asks for the device loop, but this work needs the host: %s",
+                    host_only);
+  }
   if (st == WS_OK)
-    st = commit_work(s, w, bound, S, adapter);
+    st = commit_work(s, w, bound, S, adapter, host_only);
   if (st != WS_OK) {
     ws_free(bound);
     ws_aux_legacy_free(adapter);
@@ -205,6 +276,7 @@ void ws_aux_release_all(ws_scheduler *s) {
     ws_free(s->aux[i].producers);
     ws_free(s->aux[i].bound);
     ws_free(s->aux[i].q);
+    ws_free(s->aux[i].stages);
     ws_aux_legacy_free(s->aux[i].adapter);
   }
   ws_free(s->aux);

@@ -33,7 +33,10 @@
 #ifndef WAVESCHED_CORE_DECIDE_H
 #define WAVESCHED_CORE_DECIDE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "wavesched/launch.h"
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define WS_DEC static inline __host__ __device__
@@ -161,7 +164,8 @@ typedef struct ws_dec_work {
    * iteration also needs n*b <= avail, the slots the client can write now. */
   uint32_t avail;
   uint32_t has_avail;
-} ws_dec_work; /* 104 bytes */
+  uint64_t counters; /* device loop: uint64_t[2 S] the client's own stage counters, 0 = none */
+} ws_dec_work; /* 112 bytes */
 
 /* The loop state of one dispatch. */
 typedef struct ws_dstate {
@@ -189,6 +193,8 @@ typedef struct ws_dstate {
   uint32_t best_work, best_stage, best_count; /* largest auxiliary stage */
   uint32_t evaluate;                        /* admission is evaluated this iteration */
   uint32_t admit;                           /* frames of the selected queue that may run */
+  /* ---- device loops: iterations per launch (0 = until done), left in this one */
+  uint32_t interval, run_left;
   uint32_t pad0;
   uint64_t aux_live; /* Σ L over works */
   uint64_t pass;     /* index of this pass through the loop (error messages) */
@@ -200,10 +206,23 @@ typedef struct ws_dstate {
 } ws_dstate;
 
 #if !defined(__cplusplus)
+/* Launches driven by a device loop read the plan through launch.h's view. */
+_Static_assert(offsetof(ws_dec_plan, action) == offsetof(ws_launch_plan, action) &&
+                   offsetof(ws_dec_plan, queue) == offsetof(ws_launch_plan, src) &&
+                   offsetof(ws_dec_plan, count) == offsetof(ws_launch_plan, count) &&
+                   offsetof(ws_dec_plan, first_id) == offsetof(ws_launch_plan, first_id) &&
+                   offsetof(ws_dec_plan, slot_base) == offsetof(ws_launch_plan, slot_base) &&
+                   offsetof(ws_dec_plan, use_slots) == offsetof(ws_launch_plan, use_slots) &&
+                   offsetof(ws_dec_plan, slot_offset) == offsetof(ws_launch_plan, slot_offset),
+               "ws_dec_plan starts with ws_launch_plan");
+_Static_assert(WS_ACT_NONE == WS_PLAN_NONE && WS_ACT_REFILL == WS_PLAN_REFILL &&
+                   WS_ACT_RESUME == WS_PLAN_RESUME && WS_ACT_RESUME_ALL == WS_PLAN_RESUME_ALL &&
+                   WS_ACT_STAGE == WS_PLAN_STAGE,
+               "launch.h repeats the plan actions");
 _Static_assert(sizeof(ws_dec_err) == 64, "decide.glsl: ws_dec_err is 64 bytes");
 _Static_assert(sizeof(ws_dec_plan) == 64, "decide.glsl: ws_dec_plan is 64 bytes");
-_Static_assert(sizeof(ws_dec_work) == 104, "decide.glsl: ws_dec_work is 104 bytes");
-_Static_assert(sizeof(ws_dstate) == 352, "decide.glsl: ws_dstate is 352 bytes");
+_Static_assert(sizeof(ws_dec_work) == 112, "decide.glsl: ws_dec_work is 112 bytes");
+_Static_assert(sizeof(ws_dstate) == 360, "decide.glsl: ws_dstate is 360 bytes");
 
 #endif
 
@@ -540,6 +559,13 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
     uint64_t *as = ws_dec_u64(d->aux_stats) + 3u * (w->first_stat + p->stage);
     as[0] += 1;
     as[1] += ws_dec_u32(w->q)[p->stage];
+    if (w->counters) {
+      /* the client's own view of its dispatches, kept for it where no host
+       * callback runs */
+      uint64_t *own = ws_dec_u64(w->counters) + 2u * p->stage;
+      own[0] += 1;
+      own[1] += ws_dec_u32(w->q)[p->stage];
+    }
     d->aux_dispatches += 1;
     if (p->forced)
       d->forced_drains += 1;
@@ -624,6 +650,19 @@ WS_DEC void ws_dec_decide(ws_dstate *d) {
   ws_dec_select(d);
   ws_dec_admit(d);
   ws_dec_commit(d);
+}
+
+/* Device loops, after the decision: whether another iteration follows in
+ * this launch. The host loop advances `pass` itself. */
+WS_DEC uint32_t ws_dec_loop_next(ws_dstate *d) {
+  if (d->status != WS_DEC_RUNNING)
+    return 0;
+  d->pass += 1;
+  if (d->interval != 0 && --d->run_left == 0) {
+    d->run_left = d->interval;
+    return 0;
+  }
+  return 1;
 }
 
 /* Device-side observation of the auxiliary works (device loops): read each

@@ -146,6 +146,22 @@ static ws_status f_timer_elapsed(ws_device *dev, double *ms) {
   return INNER(dev)->timer_elapsed(dev, ms);
 }
 
+static ws_status f_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop) {
+  ws_status st;
+  if (fault_hit(dev, "loop_create", WS_ENOMEM, &st))
+    return st;
+  return INNER(dev)->loop_create(dev, desc, loop);
+}
+
+static ws_status f_loop_run(ws_device *dev, void *loop) {
+  ws_status st;
+  if (fault_hit(dev, "loop_run", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->loop_run(dev, loop);
+}
+
+static void f_loop_destroy(ws_device *dev, void *loop) { INNER(dev)->loop_destroy(dev, loop); }
+
 static bool wrapped(const ws_device *dev) { return dev->ops && dev->ops->destroy == f_destroy; }
 
 /* Puts the wrapping table in place (once per device). */
@@ -175,6 +191,9 @@ static ws_status wrap(ws_device *dev) {
         /* optional: wrapped only where the backend has them */
         .timer_mark = dev->ops->timer_mark ? f_timer_mark : NULL,
         .timer_elapsed = dev->ops->timer_elapsed ? f_timer_elapsed : NULL,
+        .loop_create = dev->ops->loop_create ? f_loop_create : NULL,
+        .loop_run = dev->ops->loop_run ? f_loop_run : NULL,
+        .loop_destroy = dev->ops->loop_destroy ? f_loop_destroy : NULL,
     };
     dev->ops = &f->ops;
   }

@@ -92,6 +92,7 @@ static ws_status observe(ws_scheduler *s) {
     return dev_fail(s, st, d->pass, "count readback");
   if ((st = dev->ops->synchronize(dev)) != WS_OK)
     return dev_fail(s, st, d->pass, "synchronize");
+  s->host_syncs += 1;
   ws_aux_observe_host(s);
   return WS_OK;
 }
@@ -244,9 +245,10 @@ static ws_status one_iteration(ws_scheduler *s) {
   return run_plan(s);
 }
 
-/* The decisions' view of this scheduler's configuration and memory. */
-static void init_state(ws_scheduler *s, uint32_t N) {
-  ws_dstate *d = &s->d;
+/* The decisions' view of this scheduler's configuration (both loops) and,
+ * for the host loop, of its memory: the device loop replaces the addresses
+ * with device ones (loop_device.c). */
+void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
   memset(d, 0, sizeof *d);
   d->N = N;
   d->A = N < s->R ? N : s->R;
@@ -274,11 +276,13 @@ static void init_state(ws_scheduler *s, uint32_t N) {
   d->works = (uint64_t)(uintptr_t)s->dwork;
   d->node_stats = (uint64_t)(uintptr_t)s->node_stats;
   d->aux_stats = (uint64_t)(uintptr_t)s->aux_stats;
+  d->interval = s->cfg.observe_interval;
+  d->run_left = d->interval;
 }
 
 /* Statistics only: ends the device timer with one more synchronization after
  * the last boundary, never inside the loop. */
-static ws_status read_timer(ws_scheduler *s, uint64_t it) {
+ws_status ws_loop_read_timer(ws_scheduler *s, uint64_t it) {
   ws_status st;
   if ((st = s->dev->ops->timer_mark(s->dev, true)) != WS_OK ||
       (st = s->dev->ops->synchronize(s->dev)) != WS_OK ||
@@ -287,23 +291,34 @@ static ws_status read_timer(ws_scheduler *s, uint64_t it) {
   return WS_OK;
 }
 
+/* SPEC §2.1: tokens of the active slots and the device counts zeroed, every
+ * auxiliary work's reset, in registration order. */
+ws_status ws_loop_prologue(ws_scheduler *s) {
+  ws_status st;
+  if ((st = ws_buffer_fill_u32(s->tokens, 0, 0, s->d.A)) != WS_OK ||
+      (st = ws_buffer_fill_u32(s->counts, 0, 0, count_words(s))) != WS_OK)
+    return dev_fail(s, st, 0, "prologue");
+  return ws_aux_reset_all(s);
+}
+
 static ws_status dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   ws_dstate *d = &s->d;
   ws_status st;
+  s->ran = WS_LOOP_HOST;
   if (s->cfg.kind == WS_SCHEDULER_MEGAKERNEL) {
     if (N == 0)
       return WS_OK;
     if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
       return dev_fail(s, st, 0, "device timer");
+    s->host_syncs = 1;
     st = ws_mega_dispatch(s, N);
-    return st == WS_OK && timed ? read_timer(s, 1) : st;
+    return st == WS_OK && timed ? ws_loop_read_timer(s, 1) : st;
   }
   if (d->A == 0)
     return WS_OK;
-  if ((st = ws_buffer_fill_u32(s->tokens, 0, 0, d->A)) != WS_OK ||
-      (st = ws_buffer_fill_u32(s->counts, 0, 0, count_words(s))) != WS_OK)
-    return dev_fail(s, st, 0, "prologue");
-  if ((st = ws_aux_reset_all(s)) != WS_OK)
+  if (ws_loop_device_wanted(s))
+    return ws_loop_device_dispatch(s, N, timed);
+  if ((st = ws_loop_prologue(s)) != WS_OK)
     return st;
   if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
     return dev_fail(s, st, 0, "device timer");
@@ -311,7 +326,7 @@ static ws_status dispatch(ws_scheduler *s, uint32_t N, bool timed) {
     ++d->pass;
   if (st != WS_OK)
     return st;
-  return timed ? read_timer(s, d->pass) : WS_OK;
+  return timed ? ws_loop_read_timer(s, d->pass) : WS_OK;
 }
 
 ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, size_t args_size) {
@@ -337,7 +352,7 @@ ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, s
   s->error[0] = '\0';
   s->dev->error[0] = '\0';
   ws_sched_reset_stats(s);
-  init_state(s, N);
+  ws_loop_init_state(s, &s->d, N);
   ws_status st = WS_OK;
   if (args_size && (st = ws_buffer_write(s->args, 0, args, args_size)) != WS_OK)
     st = dev_fail(s, st, 0, "argument upload");

@@ -23,7 +23,14 @@ typedef struct ws_aux_entry {
   uint32_t stage_count;       /* S, constant while registered */
   uint32_t first_stat;        /* index of stage 0 in the auxiliary statistics */
   void *adapter;              /* aux_legacy.c's state, when adapted */
+  /* the device description, copied (w.device is NULL in the copy), and its
+   * stage kernels with their argument blocks; unused when host_only */
+  ws_aux_device device;
+  ws_loop_stage *stages;      /* [S] */
+  const char *host_only;      /* why the work cannot run in a device loop, NULL if it can */
 } ws_aux_entry;
+
+typedef struct ws_dloop ws_dloop; /* loop_device.c */
 
 struct ws_scheduler {
   ws_device *dev;
@@ -37,6 +44,9 @@ struct ws_scheduler {
   bool verify_on;
   bool closed;      /* registration closed by the first dispatch */
   bool dispatching; /* inside ws_scheduler_dispatch (re-entrancy guard) */
+  ws_dloop *dloop;  /* the device loop, built by the first device dispatch */
+  ws_loop_kind ran; /* the loop of the last dispatch */
+  uint64_t host_syncs;
   uint32_t *align;  /* [K + 1]: 1 = continuation is in the refill alignment list */
 
   /* device state (reserved at creation; the loop allocates nothing) */
@@ -107,5 +117,17 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e);
 
 /* mega.c */
 ws_status ws_mega_dispatch(ws_scheduler *s, uint32_t item_count);
+
+/* loop.c: the prologue both loops share (tokens, counts, auxiliary reset),
+ * the decisions' view of the configuration, the device timer's end. */
+ws_status ws_loop_prologue(ws_scheduler *s);
+void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N);
+ws_status ws_loop_read_timer(ws_scheduler *s, uint64_t iteration);
+
+/* loop_device.c: whether this dispatch runs in the device loop, and the
+ * device loop itself. */
+bool ws_loop_device_wanted(const ws_scheduler *s);
+ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t item_count, bool timed);
+void ws_loop_device_release(ws_scheduler *s);
 
 #endif

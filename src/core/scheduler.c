@@ -88,10 +88,12 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
   }
   if ((unsigned)c->kind > WS_SCHEDULER_MEGAKERNEL || c->layout > WS_LAYOUT_SOA ||
       (unsigned)c->aux_protocol > WS_AUX_SINGLE_STAGE ||
-      (unsigned)c->accounting > WS_ACCOUNTING_FUSED)
+      (unsigned)c->accounting > WS_ACCOUNTING_FUSED || (unsigned)c->loop > WS_LOOP_DEVICE)
     return ws_sched_fail(s, WS_ECONFIG_ENUM,
-                         "kind %d, layout %u, aux_protocol %d or accounting %d out of range",
-                         (int)c->kind, c->layout, (int)c->aux_protocol, (int)c->accounting);
+                         "kind %d, layout %u, aux_protocol %d, accounting %d or loop %d out of "
+                         "range",
+                         (int)c->kind, c->layout, (int)c->aux_protocol, (int)c->accounting,
+                         (int)c->loop);
   if (c->kind == WS_SCHEDULER_WAVEFRONT && c->resident_frames == 0)
     return ws_sched_fail(s, WS_ECONFIG_POOL, "resident_frames is 0");
   if (c->accounting != WS_ACCOUNTING_MATERIALIZED && !c->largest_first)
@@ -257,6 +259,19 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   s->entry = k.entry;
   if ((st = check_compiled(s, co, k.entry)) != WS_OK)
     goto fail;
+  if (cfg.kind == WS_SCHEDULER_WAVEFRONT && cfg.loop == WS_LOOP_DEVICE) {
+    const char *why = !dev->ops->loop_create ? "the backend has no device loop"
+                      : !k.entry->launch_dev && !k.entry->spirv
+                          ? "the coroutine's module has no device-loop launcher"
+                      : cfg.aux_protocol == WS_AUX_SINGLE_STAGE
+                          ? "the single-stage protocol calls its clients from the host"
+                          : NULL;
+    if (why) {
+      st = ws_sched_fail(s, WS_ECONFIG_LOOP, "loop = WS_LOOP_DEVICE, but %s (%s)", why,
+                         dev->ops->name);
+      goto fail;
+    }
+  }
 
   s->align = ws_calloc(s->K + 1, sizeof *s->align);
   s->node_stats = ws_calloc(3 * ((size_t)s->K + 1), sizeof *s->node_stats);
@@ -298,6 +313,7 @@ void ws_scheduler_destroy(ws_scheduler *s) {
     ws_buffer_destroy(bufs[i]);
   ws_readback_destroy(s->rb);
   ws_readback_destroy(s->verify_rb);
+  ws_loop_device_release(s);
   ws_aux_release_all(s);
   ws_free(s->align);
   ws_free(s->node_stats);
@@ -315,6 +331,8 @@ void ws_sched_reset_stats(ws_scheduler *s) {
   memset(&s->d, 0, sizeof s->d);
   s->elapsed_ms = 0;
   s->device_ms = -1.0;
+  s->ran = WS_LOOP_HOST;
+  s->host_syncs = 0;
 }
 
 void ws_scheduler_dispatch_stats(const ws_scheduler *s, ws_dispatch_stats *out) {
@@ -332,6 +350,8 @@ void ws_scheduler_dispatch_stats(const ws_scheduler *s, ws_dispatch_stats *out) 
   out->blocked_count = d->blocked;
   out->elapsed_ms = s->elapsed_ms;
   out->device_ms = s->device_ms;
+  out->loop = s->ran;
+  out->host_sync_count = s->host_syncs;
 }
 
 uint32_t ws_scheduler_node_count(const ws_scheduler *s) { return s ? s->K + 1 : 0; }

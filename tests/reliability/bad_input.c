@@ -251,8 +251,11 @@ static void test_null_arguments(void **state) {
   pc.name = NULL;
   EXPECT(ws_pool_create(g_dev, &pc, &p), WS_EINVAL);
   pc.name = "p";
-  pc.run_stage = NULL;
-  EXPECT(ws_pool_create(g_dev, &pc, &p), WS_EINVAL);
+  pc.run_stage = NULL; /* legal: the stages may be set as kernels afterwards */
+  EXPECT(ws_pool_create(g_dev, &pc, &p), WS_OK);
+  EXPECT(ws_pool_set_stage_kernels(p, NULL), WS_EINVAL);
+  ws_pool_destroy(p);
+  p = ppoison;
   pc.run_stage = noop_stage;
   pc.stage_names = NULL;
   EXPECT(ws_pool_create(g_dev, &pc, &p), WS_EINVAL);

@@ -17,6 +17,7 @@
 #include "../../core/alloc.h"
 #include "../../core/device.h"
 #include "../registry.h"
+#include "cpu_internal.h"
 
 #define U32(addr) ((uint32_t *)(uintptr_t)(addr))
 
@@ -220,6 +221,9 @@ static const ws_backend_ops cpu_ops = {
     .queue_compact = cpu_queue_compact,
     .timer_mark = cpu_timer_mark,
     .timer_elapsed = cpu_timer_elapsed,
+    .loop_create = ws_cpu_loop_create,
+    .loop_run = ws_cpu_loop_run,
+    .loop_destroy = ws_cpu_loop_destroy,
 };
 
 ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config) {
