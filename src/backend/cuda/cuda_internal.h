@@ -51,6 +51,9 @@ enum {
   WS_CTL_MOVERS = 5,
   WS_CTL_SELECT_PAIR = 6, /* [2] */
   WS_CTL_CUB_SINK = 8,    /* CUB's count output when nobody reads it */
+  WS_CTL_DL_ACC = 9,      /* the device loop's count-less selection; zeroed by its
+                             decisions before every iteration */
+  WS_CTL_DL_SINK = 10,    /* ... and the word that selection zeroes for no one */
   WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
@@ -182,6 +185,9 @@ ws_status ws_cuda_dl_gather(ws_device *dev, const ws_queue_args *q, const uint32
 ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan);
 ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
                              const uint32_t *scan);
+/* The control-block word the device loop's count-less gather accumulates
+ * into: the loop's decisions zero it before every iteration. */
+uint32_t *ws_cuda_dl_zero_word(ws_device *dev);
 /* cuda_loop.cu: the device loop (backend.h loop_create / loop_run / loop_destroy). */
 ws_status ws_cuda_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
 ws_status ws_cuda_loop_run(ws_device *dev, void *loop);

@@ -66,7 +66,7 @@ __device__ static void ws_rebase(ws_dstate *d, ws_dec_work *works, uint64_t from
  * and the auxiliary works' words; the copy goes back the same way. When it
  * does not fit (size > smem), the thread decides in place. */
 __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
-    ws_decide_kernel(uint64_t state, uint32_t size, uint32_t K, uint32_t smem,
+    ws_decide_kernel(uint64_t state, uint32_t size, uint32_t K, uint32_t smem, uint32_t *zero,
                      cudaGraphConditionalHandle more, cudaGraphConditionalHandle branch) {
   extern __shared__ unsigned long long ws_loop_sh[];
   const bool copy = size <= smem;
@@ -104,6 +104,7 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     const uint32_t again = ws_dec_loop_next(d);
     if (copy)
       ws_rebase(d, WS_DEC_PTR(ws_dec_work, d->works), sh, state, size);
+    *zero = 0u; /* the count-less gather of this iteration accumulates from 0 */
     cudaGraphSetConditional(branch, b);
     cudaGraphSetConditional(more, again);
   }
@@ -213,8 +214,8 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     const uint32_t bytes = d->state_bytes;
     /* the copy in shared memory: at most the default 48 KiB per block */
     const uint32_t smem = bytes <= 48u * 1024u ? bytes : 0u;
-    ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, smem, c->stream>>>(d->state, bytes, d->K, smem,
-                                                                       more, branch);
+    ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, smem, c->stream>>>(
+        d->state, bytes, d->K, smem, ws_cuda_dl_zero_word(dev), more, branch);
     r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__);
   }
   if (r == WS_OK) {

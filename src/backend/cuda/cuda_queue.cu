@@ -248,7 +248,9 @@ ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q) {
 
 ws_status ws_cuda_dl_count(ws_device *dev, const ws_queue_args *q, const uint32_t *scan,
                            uint64_t counts) {
-  return ws_count(dev, q, ws_dyn_at(scan), ws_cuda_of(dev)->grid_limit, WS_U32(counts));
+  /* the scan never exceeds the pool: a grid for the pool */
+  return ws_count(dev, q, ws_dyn_at(scan), ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE),
+                  WS_U32(counts));
 }
 
 /* ---------------------------------------------------------------------
@@ -383,13 +385,24 @@ void ws_cuda_queue_release(ws_cuda *c) {
  * graph replaying the same launch needs: the parity trick below cannot). */
 static ws_status ws_dl_select(ws_device *dev, const uint32_t *tokens, ws_dyn begin, ws_dyn end,
                               ws_dyn token, bool equal, uint32_t *out, ws_dyn out_off,
-                              uint32_t *count_out, const char *what) {
+                              uint32_t *count_out, uint32_t capacity, const char *what) {
   ws_cuda *c = ws_cuda_of(dev);
-  ws_select_kernel<true><<<c->grid_limit, WS_CUDA_BLOCK, 0, c->stream>>>(
+  const uint32_t grid = ws_cuda_grid(c, capacity, WS_CUDA_TILE);
+  if (!count_out) {
+    /* nobody reads the count: no last block; the loop's decisions zero the
+     * accumulator before every iteration (ws_cuda_dl_zero_word) */
+    ws_select_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+        tokens, begin, end, token, equal, out, out_off, NULL, c->ctl + WS_CTL_DL_ACC,
+        c->ctl + WS_CTL_DL_SINK);
+    return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
+  }
+  ws_select_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
       tokens, begin, end, token, equal, out, out_off, count_out, c->ctl + WS_CTL_SELECT_ACC,
       c->ctl + WS_CTL_SELECT_TICKET);
   return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
 }
+
+uint32_t *ws_cuda_dl_zero_word(ws_device *dev) { return ws_cuda_of(dev)->ctl + WS_CTL_DL_ACC; }
 
 static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begin, uint32_t end,
                            uint32_t token, bool equal, uint32_t *out, uint32_t *count_out,
@@ -438,8 +451,10 @@ ws_status ws_cuda_dl_gather(ws_device *dev, const ws_queue_args *q, const uint32
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
+  /* the count only for verification (WS_QUEUE_COUNTER_UNUSED otherwise) */
+  uint32_t *count_out = (q->flags & WS_QUEUE_COUNTER_UNUSED) ? NULL : WS_U32(q->counter);
   return ws_dl_select(dev, WS_U32(q->tokens), ws_dyn_value(0), ws_dyn_at(scan), ws_dyn_at(token),
-                      true, WS_U32(q->slots), ws_dyn_value(0), WS_U32(q->counter),
+                      true, WS_U32(q->slots), ws_dyn_value(0), count_out, q->capacity,
                       "queue gather (device loop)");
 }
 
@@ -576,7 +591,8 @@ ws_status ws_cuda_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
 ws_status ws_cuda_dl_gather_all(ws_device *dev, const ws_queue_args *q, const uint32_t *scan) {
   if (q->queue_count == 0)
     return WS_OK;
-  return ws_gather_all(dev, q, ws_dyn_at(scan), ws_cuda_of(dev)->grid_limit);
+  return ws_gather_all(dev, q, ws_dyn_at(scan),
+                       ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE));
 }
 
 /* ---------------------------------------------------------------------
@@ -688,7 +704,7 @@ ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_la
   if (q->queue_count == 0)
     return WS_OK;
   /* q->slots is the list's base; the plan adds its offset */
-  return ws_publish(dev, q, ws_cuda_of(dev)->grid_limit, plan);
+  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE), plan);
 }
 
 /* ---------------------------------------------------------------------
@@ -867,11 +883,15 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
                        q->field_count, WS_MAX_FRAME_FIELDS);
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
   if ((st = ws_dl_select(dev, tokens, ws_dyn_value(0), ws_dyn_at(live), ws_dyn_value(0), true,
-                         scratch, ws_dyn_value(0), c->ctl + WS_CTL_HOLES,
+                         scratch, ws_dyn_value(0), c->ctl + WS_CTL_HOLES, q->capacity,
                          "compaction: free-slot selection (device loop)")) != WS_OK ||
       (st = ws_dl_select(dev, tokens, ws_dyn_at(live), ws_dyn_at(scan), ws_dyn_value(0), false,
-                         scratch, ws_dyn_at(live), c->ctl + WS_CTL_MOVERS,
+                         scratch, ws_dyn_at(live), c->ctl + WS_CTL_MOVERS, q->capacity,
                          "compaction: live-frame selection (device loop)")) != WS_OK)
     return st;
-  return ws_compact_move(dev, q, live, c->grid_limit);
+  /* at most R/2 pairs move, each in `units` pieces (AoS chunks or SoA fields) */
+  const uint32_t units = q->layout == WS_LAYOUT_AOS ? (q->frame_size + 3u) / 4u
+                                                    : (q->field_count ? q->field_count : 1u);
+  return ws_compact_move(dev, q, live,
+                         ws_cuda_grid(c, (uint64_t)(q->capacity / 2u + 1u) * units, WS_CUDA_BLOCK));
 }
