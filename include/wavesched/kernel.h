@@ -317,6 +317,15 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     if (pl->action != WS_PLAN_REFILL && pl->action != WS_PLAN_RESUME)                   \
       return 0u;                                                                        \
     return pl->src == src ? pl->count : 0u;                                             \
+  }                                                                                     \
+  /* Scan mode (WS_LAUNCH_SCAN): the frame at `slot` if its token is src.      \
+   * Each slot is read by exactly one thread before any frame of the launch   \
+   * runs there, so a frame that suspends to src again (a self-loop) is not   \
+   * run twice. */                                                              \
+  WS_DEVICE WS_FORCEINLINE_ static int co##_ws_scan_match(const ws_launch *p,           \
+                                                          uint32_t src, uint32_t slot,  \
+                                                          uint32_t scan) {              \
+    return slot < scan && WS_PTR(const uint32_t, p->tokens)[slot] == src;               \
   }
 
 #define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
@@ -417,8 +426,83 @@ template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
     return F<0>::run(a...);
   }
 };
+/* Scan mode on GPUs: each block streams tiles of blockDim slots, appends
+ * the matching ones to a queue in shared memory (2 x blockDim entries,
+ * dynamic) with warp ballots and a block scan, and runs a full block of
+ * frames whenever the queue holds one, the rest at the end: every lane runs
+ * a frame, however sparse the queue is in the pool. */
+#if defined(__HIPCC__)
+/* HIP (compiled, never run here: wave64 ballots differ): every thread runs
+ * the frame of its own slot. */
+template <class F>
+__device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&match_and_run) {
+  for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < scan;
+       s += (uint64_t)gridDim.x * blockDim.x)
+    if (match_and_run((uint32_t)s, false)) {
+      match_and_run((uint32_t)s, true);
+      ws_atomic_add_u32(ran, 1u);
+    }
+}
+#else
+template <class F>
+__device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&match_and_run) {
+  extern __shared__ uint32_t ws_scan_q_[];
+  __shared__ uint32_t ws_scan_w_[32];
+  __shared__ uint32_t ws_scan_n_, ws_scan_ran_;
+  const uint32_t tid = threadIdx.x, B = blockDim.x, lane = tid & 31u, warp = tid >> 5;
+  if (tid == 0) {
+    ws_scan_n_ = 0;
+    ws_scan_ran_ = 0;
+  }
+  __syncthreads();
+  for (uint64_t base = (uint64_t)blockIdx.x * B; base < scan; base += (uint64_t)gridDim.x * B) {
+    const uint32_t slot = (uint32_t)(base + tid);
+    const bool m = match_and_run(slot, false);
+    const unsigned bal = __ballot_sync(0xffffffffu, m);
+    if (lane == 0)
+      ws_scan_w_[warp] = (uint32_t)__popc(bal);
+    __syncthreads();
+    uint32_t before = 0, total = 0;
+    for (uint32_t w = 0; w < (B + 31u) / 32u; ++w) {
+      before += w < warp ? ws_scan_w_[w] : 0u;
+      total += ws_scan_w_[w];
+    }
+    const uint32_t n0 = ws_scan_n_;
+    if (m)
+      ws_scan_q_[n0 + before + (uint32_t)__popc(bal & ((1u << lane) - 1u))] = slot;
+    __syncthreads();
+    const uint32_t n = n0 + total;
+    if (tid == 0)
+      ws_scan_ran_ += total;
+    if (n >= B) {
+      match_and_run(ws_scan_q_[tid], true);
+      __syncthreads();
+      if (tid < n - B)
+        ws_scan_q_[tid] = ws_scan_q_[B + tid];
+    }
+    if (tid == 0)
+      ws_scan_n_ = n >= B ? n - B : n;
+    __syncthreads();
+  }
+  if (tid < ws_scan_n_)
+    match_and_run(ws_scan_q_[tid], true);
+  /* the frames this block ran, for the loop's check against the count */
+  if (tid == 0 && ws_scan_ran_)
+    atomicAdd(ran, ws_scan_ran_);
+}
+#endif
 #define WS_CORO_LAUNCHERS_(co)                                                          \
   template <uint32_t SRC_> __global__ void co##_ws_step_gpu(ws_launch a_, uint32_t n_) { \
+    if (a_.flags & WS_LAUNCH_SCAN) {                                                    \
+      ws_scan_run_(a_.slot_base,                                                        \
+                   &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
+                   [&](uint32_t slot, bool run) -> bool {                               \
+        if (run)                                                                        \
+          co##_ws_run(&a_, SRC_, slot, 0);                                              \
+        return !run && co##_ws_scan_match(&a_, SRC_, slot, a_.slot_base);              \
+      });                                                                               \
+      return;                                                                           \
+    }                                                                                   \
     const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
     if (i_ < n_)                                                                        \
       co##_ws_step_at(&a_, SRC_, i_);                                                   \
@@ -426,6 +510,18 @@ template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
   template <uint32_t SRC_> __global__ void co##_ws_dev_gpu(ws_launch a_) {              \
     const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_.plan);                  \
     const uint32_t n_ = co##_ws_dev_count(&a_, SRC_, &pl_);                             \
+    if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
+      if (n_ == 0)                                                                      \
+        return;                                                                         \
+      ws_scan_run_(pl_.slot_base,                                                       \
+                   &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
+                   [&](uint32_t slot, bool run) -> bool {                               \
+        if (run)                                                                        \
+          co##_ws_run(&a_, SRC_, slot, 0);                                              \
+        return !run && co##_ws_scan_match(&a_, SRC_, slot, pl_.slot_base);             \
+      });                                                                               \
+      return;                                                                           \
+    }                                                                                   \
     for (uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x; i_ < n_;                  \
          i_ += gridDim.x * blockDim.x)                                                  \
       co##_ws_dev_at(&a_, SRC_, &pl_, i_);                                              \
@@ -433,13 +529,13 @@ template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
   template <uint32_t SRC_> struct co##_ws_step_k_ {                                     \
     static int run(const ws_launch *a, uint32_t n, uint32_t grid, uint32_t block,       \
                    WS_GPU_STREAM st) {                                                  \
-      co##_ws_step_gpu<SRC_><<<grid, block, 0, st>>>(*a, n);                            \
+      co##_ws_step_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);              \
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
   template <uint32_t SRC_> struct co##_ws_dev_k_ {                                      \
     static int run(const ws_launch *a, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
-      co##_ws_dev_gpu<SRC_><<<grid, block, 0, st>>>(*a);                                \
+      co##_ws_dev_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);                  \
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
@@ -449,10 +545,15 @@ template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
       return 0;                                                                         \
     ws_launch a_;                                                                       \
     memcpy(&a_, args, sizeof a_);                                                       \
-    if (a_.src > (uint32_t)co##_ws_K)                                                   \
+    if (a_.src > (uint32_t)co##_ws_K || ((a_.flags & WS_LAUNCH_SCAN) && a_.src == 0))   \
       return (int)WS_GPU_INVALID_VALUE;                                                 \
+    /* scan mode: a grid over the scanned slots, at most what the device holds */      \
+    const uint64_t items = (a_.flags & WS_LAUNCH_SCAN) ? a_.slot_base : n;              \
+    uint64_t grid = (items + block - 1u) / block;                                       \
+    if ((a_.flags & WS_LAUNCH_SCAN) && grid > 65535u)                                   \
+      grid = 65535u;                                                                    \
     return ws_src_dispatch_<co##_ws_K, co##_ws_step_k_>::run(                           \
-        a_.src, (const ws_launch *)&a_, n, (n + block - 1u) / block, block,             \
+        a_.src, (const ws_launch *)&a_, n, (uint32_t)(grid ? grid : 1u), block,         \
         (WS_GPU_STREAM)stream);                                                         \
   }                                                                                     \
   static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
@@ -469,7 +570,22 @@ template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
   WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
     co##_ws_step_at(p, p->src, i);                                                      \
   }                                                                                     \
-  WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
+  WS_DEVICE static void co##_ws_scan(const ws_launch *p, uint32_t slot) {               \
+    if (co##_ws_scan_match(p, p->src, slot, p->slot_base)) {                            \
+      co##_ws_run(p, p->src, slot, 0);                                                  \
+      ws_atomic_add_u32(                                                                \
+          &WS_PTR(uint32_t, p->counts)[WS_COUNTS_SCANNED(p->continuation_count)], 1u);  \
+    }                                                                                   \
+  }                                                                                     \
+  WS_LAUNCHER_(co##_ws_step_launch_, co##_ws_step, ws_launch)                           \
+  WS_LAUNCHER_(co##_ws_scan_launch_, co##_ws_scan, ws_launch)                           \
+  static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \
+                                 void *stream) {                                        \
+    const ws_launch *a_ = (const ws_launch *)args;                                      \
+    if (a_->flags & WS_LAUNCH_SCAN)                                                     \
+      return a_->src ? co##_ws_scan_launch_(a_->slot_base, args, block, stream) : -1;   \
+    return co##_ws_step_launch_(n, args, block, stream);                                \
+  }                                                                                     \
   static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
                                 uint32_t block, void *stream) {                         \
     (void)grid;                                                                         \
@@ -478,6 +594,17 @@ template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
     const ws_launch *a_ = (const ws_launch *)args;                                      \
     const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_->plan);                 \
     const uint32_t n = co##_ws_dev_count(a_, src, &pl_);                                \
+    if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
+      const uint32_t scan = n ? pl_.slot_base : 0u;                                     \
+      _Pragma("omp parallel for schedule(static) if (scan >= 4096)")                   \
+      for (int64_t s_ = 0; s_ < (int64_t)scan; ++s_)                                    \
+        if (co##_ws_scan_match(a_, src, (uint32_t)s_, scan)) {                          \
+          co##_ws_run(a_, src, (uint32_t)s_, 0);                                        \
+          ws_atomic_add_u32(                                                            \
+              &WS_PTR(uint32_t, a_->counts)[WS_COUNTS_SCANNED(a_->continuation_count)], 1u); \
+        }                                                                               \
+      return 0;                                                                         \
+    }                                                                                   \
     _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
     for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
       co##_ws_dev_at(a_, src, &pl_, (uint32_t)i_);                                      \

@@ -25,6 +25,11 @@ enum ws_layout_value { WS_LAYOUT_AOS = 0, WS_LAYOUT_SOA = 1 };
 
 /* ws_launch.flags */
 #define WS_LAUNCH_FUSED 1u /* the wrapper updates counts[] itself */
+/* The launch selects its own frames: every slot below slot_base (the scan
+ * bound) whose token is the continuation runs, with no slot list. Only for
+ * a continuation (src >= 1) whose whole queue runs; kernel.h's CPU and CUDA
+ * steps implement it (one kernel fewer per iteration than gather + step). */
+#define WS_LAUNCH_SCAN 4u
 
 /* Launch record of a coroutine kernel (one continuation over `count` frames,
  * the entry over `count` new items, or the megakernel over `count` items).
@@ -35,7 +40,9 @@ enum ws_layout_value { WS_LAYOUT_AOS = 0, WS_LAYOUT_SOA = 1 };
  *  - src == 0 means "run the entry for item first_id + i";
  *  - counts has WS_COUNTS_WORDS(K) words: [1..K] queue counts, [K+1] the
  *    number of invalid transitions seen, [K+2] the items the megakernel
- *    stopped at `limit` (errors the host reports).
+ *    stopped at `limit` (errors the host reports), [K+3] the frames scan-mode
+ *    launches ran, a running total the loop checks against the counts it
+ *    trusted.
  */
 typedef struct ws_launch {
   uint64_t args;          /* device address of the user's argument struct */
@@ -72,8 +79,9 @@ typedef struct ws_launch_plan {
   uint32_t src;
   uint32_t count;
   uint32_t first_id;
-  uint32_t slot_base;
-  uint32_t use_slots;
+  uint32_t slot_base; /* dense range start; the scan bound when use_slots == 2 */
+  uint32_t use_slots; /* 0: slot_base + i; 1: slots[slot_offset + i]; 2: scan [0, slot_base)
+                         for the slots whose token is src (WS_LAUNCH_SCAN) */
   uint32_t slot_offset;
 } ws_launch_plan;
 
@@ -81,7 +89,8 @@ typedef struct ws_launch_plan {
  * the megakernel stopped at the iteration limit. */
 #define WS_COUNTS_BAD(K) ((K) + 1u)
 #define WS_COUNTS_LIMIT(K) ((K) + 2u)
-#define WS_COUNTS_WORDS(K) ((K) + 3u)
+#define WS_COUNTS_SCANNED(K) ((K) + 3u)
+#define WS_COUNTS_WORDS(K) ((K) + 4u)
 
 #if !defined(__cplusplus)
 _Static_assert(sizeof(ws_launch) == 104, "ws_launch layout is shared with kernel.glsl");

@@ -53,6 +53,8 @@
 #define WS_DEC_PUBLISH 16u     /* incremental, not fused: publish after each launch */
 #define WS_DEC_VERIFY 32u      /* verification mode (SPEC §5) */
 #define WS_DEC_ALIGN 64u       /* a refill alignment list is configured */
+#define WS_DEC_SCAN 128u       /* a resumed queue's launch selects its frames itself
+                                  (WS_LAUNCH_SCAN): fused accounting, whole queues */
 
 enum ws_dec_status { WS_DEC_RUNNING = 0, WS_DEC_DONE = 1, WS_DEC_ERROR = 2 };
 
@@ -86,7 +88,8 @@ enum ws_dec_err_kind {
   WS_DERR_STALL = 13,         /* b = admitted, c = live, d = auxiliary live */
   WS_DERR_CLIENT = 14,        /* work; a = errors the client's device words report */
   WS_DERR_AVAIL = 15,         /* work; a = available slots, b = C - L */
-  WS_DERR_AVAIL_EMPTY = 16    /* work; a = available slots, b = C (L == 0) */
+  WS_DERR_AVAIL_EMPTY = 16,   /* work; a = available slots, b = C (L == 0) */
+  WS_DERR_SCAN = 17           /* queue; a = frames its count promised, b = frames the launch found */
 };
 
 /* ws_status values the record carries (status.h; repeated here so that the
@@ -195,7 +198,9 @@ typedef struct ws_dstate {
   uint32_t admit;                           /* frames of the selected queue that may run */
   /* ---- device loops: iterations per launch (0 = until done), left in this one */
   uint32_t interval, run_left;
-  uint32_t pad0;
+  /* ---- scan mode: frames the scan launches should have run in total (the
+   * counts' word WS_COUNTS_SCANNED runs the real total), and the last one ---- */
+  uint32_t scan_total, scan_queue, scan_count;
   uint64_t aux_live; /* Σ L over works */
   uint64_t pass;     /* index of this pass through the loop (error messages) */
   /* ---- dispatch statistics (SPEC §3.7) ---- */
@@ -222,7 +227,7 @@ _Static_assert(WS_ACT_NONE == WS_PLAN_NONE && WS_ACT_REFILL == WS_PLAN_REFILL &&
 _Static_assert(sizeof(ws_dec_err) == 64, "decide.glsl: ws_dec_err is 64 bytes");
 _Static_assert(sizeof(ws_dec_plan) == 64, "decide.glsl: ws_dec_plan is 64 bytes");
 _Static_assert(sizeof(ws_dec_work) == 112, "decide.glsl: ws_dec_work is 112 bytes");
-_Static_assert(sizeof(ws_dstate) == 360, "decide.glsl: ws_dstate is 360 bytes");
+_Static_assert(sizeof(ws_dstate) == 368, "decide.glsl: ws_dstate is 368 bytes");
 
 #endif
 
@@ -275,6 +280,13 @@ WS_DEC void ws_dec_observe(ws_dstate *d) {
   if (h[K + 1] != 0) {
     ws_dec_fail(d, WS_DEC_S_EPROTO_INTERNAL, WS_DERR_BAD_TRANSITION, WS_DEC_NONE, 0, 0, h[K + 1],
                 K, 0, 0);
+    return;
+  }
+  if ((d->flags & WS_DEC_SCAN) && h[WS_COUNTS_SCANNED(K)] != d->scan_total) {
+    /* the last scan-mode launch found other frames than its queue's count
+     * promised: a count no longer matches the tokens */
+    ws_dec_fail(d, WS_DEC_S_EPROTO_INTERNAL, WS_DERR_SCAN, WS_DEC_NONE, 0, d->scan_queue,
+                d->scan_count, h[WS_COUNTS_SCANNED(K)] - (d->scan_total - d->scan_count), 0, 0);
     return;
   }
   if (d->flags & WS_DEC_VERIFY) {
@@ -616,6 +628,15 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
       for (uint32_t t = 1; t < j; ++t)
         off += h[t];
       p->slot_offset = off;
+    } else if ((d->flags & WS_DEC_SCAN) && m == h[j]) {
+      /* the launch finds the queue's frames in [0, high) itself */
+      p->use_slots = 2;
+      p->slot_base = d->high;
+      p->slot_offset = 0;
+      d->scanned += d->high;
+      d->scan_total += m;
+      d->scan_queue = j;
+      d->scan_count = m;
     } else {
       p->gather = 1;
       p->gather_token = j;

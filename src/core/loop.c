@@ -145,9 +145,10 @@ static ws_status check_boundary(ws_scheduler *s) {
 /* ---- running the plan ---- */
 
 /* Launches continuation `src` (0: the entry) over the plan's frames, then
- * publishes the counts when accounting is incremental but not fused. */
+ * publishes the counts when accounting is incremental but not fused. With
+ * `scan` the launch selects the frames of [0, slot_base) itself. */
 static ws_status launch(ws_scheduler *s, uint32_t src, uint32_t n, uint64_t slots,
-                        uint32_t slot_base, uint32_t first_id) {
+                        uint32_t slot_base, uint32_t first_id, bool scan) {
   ws_dstate *d = &s->d;
   ws_launch l;
   memset(&l, 0, sizeof l);
@@ -159,7 +160,8 @@ static ws_status launch(ws_scheduler *s, uint32_t src, uint32_t n, uint64_t slot
   l.counts = ws_buffer_address(s->counts);
   l.capacity = s->R;
   l.layout = s->cfg.layout;
-  l.flags = s->cfg.accounting == WS_ACCOUNTING_FUSED ? WS_LAUNCH_FUSED : 0u;
+  l.flags = (s->cfg.accounting == WS_ACCOUNTING_FUSED ? WS_LAUNCH_FUSED : 0u) |
+            (scan ? WS_LAUNCH_SCAN : 0u);
   l.continuation_count = s->K;
   l.src = src;
   l.count = n;
@@ -193,7 +195,7 @@ static ws_status run_plan(ws_scheduler *s) {
     const uint32_t *h = ws_dec_u32(d->counts);
     uint32_t off = 0;
     for (uint32_t j = 1; j <= s->K; ++j) {
-      if (h[j] && (st = launch(s, j, h[j], slots + 4u * off, 0, 0)) != WS_OK)
+      if (h[j] && (st = launch(s, j, h[j], slots + 4u * off, 0, 0, false)) != WS_OK)
         return st;
       off += h[j];
     }
@@ -214,8 +216,9 @@ static ws_status run_plan(ws_scheduler *s) {
     if ((st = dev->ops->queue_gather(dev, &q)) != WS_OK)
       return dev_fail(s, st, d->pass, p->gather_token ? "queue gather" : "free-slot gather");
   }
-  return launch(s, p->queue, p->count, p->use_slots ? slots + 4u * p->slot_offset : 0,
-                p->slot_base, p->first_id);
+  return launch(s, p->queue, p->count,
+                p->use_slots == 1 ? slots + 4u * p->slot_offset : 0, p->slot_base, p->first_id,
+                p->use_slots == 2);
 }
 
 /* ---- one dispatch ---- */
@@ -267,6 +270,12 @@ void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
              (s->cfg.accounting == WS_ACCOUNTING_INCREMENTAL ? WS_DEC_PUBLISH : 0u) |
              (s->verify_on ? WS_DEC_VERIFY : 0u) |
              (s->cfg.refill_align_count ? WS_DEC_ALIGN : 0u);
+  /* Launches that select their own frames (kernel.h's CPU and CUDA steps;
+   * not GLSL): fused accounting keeps the counts, whole queues run (no
+   * partial admission), and verification keeps its gather to count. */
+  if (s->cfg.accounting == WS_ACCOUNTING_FUSED && !s->verify_on && !s->cfg.partial_admission &&
+      s->entry->launch_dev)
+    d->flags |= WS_DEC_SCAN;
   d->high = s->cfg.compaction ? 0 : d->A;
   uint32_t *rb = (uint32_t *)ws_readback_data(s->rb);
   d->counts = (uint64_t)(uintptr_t)rb;

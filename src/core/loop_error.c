@@ -119,6 +119,12 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e) {
                          " of its %" PRIu64 " slots are available after prepare_for_admission(): "
                          "an empty work must reclaim its whole capacity",
                          it, w, e->a, e->b);
+  case WS_DERR_SCAN:
+    return ws_sched_fail(s, st,
+                         "iteration %" PRIu64 ": queue '%s' (%u): its count promised %" PRIu64
+                         " frames, the launch found %" PRIu64 " with that token (the count no "
+                         "longer matches the tokens)",
+                         it, queue_name(s, e->queue), e->queue, e->a, e->b);
   default:
     return ws_sched_fail(s, WS_EPROTO_INTERNAL, "iteration %" PRIu64 ": unknown error record %u",
                          it, e->kind);

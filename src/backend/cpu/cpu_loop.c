@@ -93,7 +93,7 @@ static ws_status run_plan(ws_device *dev, const cpu_loop *l, const ws_dstate *st
       return r;
     if (l->d.flags & WS_DEC_PUBLISH) {
       ws_queue_args pq = l->d.queue;
-      pq.slots = p->use_slots ? l->d.queue.slots + 4u * p->slot_offset : 0u;
+      pq.slots = p->use_slots == 1 ? l->d.queue.slots + 4u * p->slot_offset : 0u;
       pq.slot_base = p->slot_base;
       pq.n = p->count;
       pq.src = p->queue;

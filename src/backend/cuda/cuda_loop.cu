@@ -155,7 +155,9 @@ static ws_status ws_record_branch(ws_device *dev, const ws_loop_desc *d, uint32_
     if ((r = ws_cuda_dl_compact(dev, &d->queue, &st->plan.compact_live, &st->plan.compact_scan)) !=
         WS_OK)
       return r;
-  } else if (b == 1 || !(d->flags & WS_DEC_MATERIALIZED)) {
+  } else if (b == 1 || !(d->flags & (WS_DEC_MATERIALIZED | WS_DEC_SCAN))) {
+    /* a free-slot gather for the entry, or the queue's (scan mode's launches
+     * select their frames themselves) */
     if ((r = ws_cuda_dl_gather(dev, &d->queue, &st->plan.gather_token, &st->plan.gather_scan)) !=
         WS_OK)
       return r;

@@ -626,7 +626,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     n = launched ? pl.count : 0u;
     src = pl.src;
     slot_base = pl.slot_base;
-    slots = pl.use_slots ? slots + pl.slot_offset : NULL;
+    slots = pl.use_slots == 1u ? slots + pl.slot_offset : NULL;
     if (!launched)
       return;
   }
