@@ -19,6 +19,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
 typedef struct ws_pool ws_pool;
 
@@ -54,6 +55,7 @@ uint32_t ws_pool_errors(const ws_pool *pool);
 ws_status ws_pool_stage_counters(const ws_pool *pool, uint32_t stage, ws_pool_counters *out);
 const char *ws_pool_last_error(const ws_pool *pool);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,9 +10,12 @@
 #ifndef WAVESCHED_STATUS_H
 #define WAVESCHED_STATUS_H
 
+#include "wavesched/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
 /* X(NAME, value, "message") */
 #define WS_STATUS_MAP(X)                                                                   \
@@ -68,6 +71,7 @@ const char *ws_status_name(ws_status status);
 /* One-line description of the code (not of the failing call). */
 const char *ws_strerror(ws_status status);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

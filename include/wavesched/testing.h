@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
 /* Make the Nth host allocation from now fail (1 = the next one); 0 = never. */
 void ws_testing_fail_alloc_after(unsigned long n);
@@ -35,6 +36,7 @@ unsigned long ws_testing_backend_faults(const ws_device *dev);
  * or write out of bounds. */
 void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -19,10 +19,12 @@
 #include "wavesched/launch.h"
 #include "wavesched/module.h"
 #include "wavesched/status.h"
+#include "wavesched/version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
 /* ======================================================================
  * Devices
@@ -286,6 +288,7 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file /* FILE* */);
 /* Index of continuation `name` (1..K), 0 if there is none. */
 uint32_t ws_scheduler_continuation_index(const ws_scheduler *s, const char *name);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif
