@@ -1,0 +1,39 @@
+/* The module set that ws_add_kernels generates (CMake), written by hand for
+ * the build without CMake (Makefile): the CPU module of collatz.kern.h, the
+ * CUDA one with COLLATZ_CUDA, and with COLLATZ_VULKAN the Vulkan one, from
+ * the SPIR-V that glslc wrote as comma-separated words (-mfmt=num). Entry
+ * names must equal the C ones; a coroutine has a step and a mega shader. */
+#include "collatz.h"
+#include "wavesched/module.h"
+
+extern const ws_module collatz_module_cpu;
+#if COLLATZ_CUDA
+extern const ws_module collatz_module_cuda;
+#define COLLATZ_MODULE_CUDA &collatz_module_cuda
+#else
+#define COLLATZ_MODULE_CUDA NULL
+#endif
+
+#if COLLATZ_VULKAN
+static const uint32_t step[] = {
+#include "collatz.step.inc"
+};
+static const uint32_t mega[] = {
+#include "collatz.mega.inc"
+};
+static const uint32_t store[] = {
+#include "collatz_store.inc"
+};
+static const ws_module_entry vulkan_entries[] = {
+    {"collatz", WS_ENTRY_COROUTINE, sizeof(ws_launch), 0, 0, step, sizeof step, mega, sizeof mega},
+    {"collatz_store", WS_ENTRY_KERNEL, sizeof(collatz_args), 0, 0, store, sizeof store, 0, 0},
+};
+static const ws_module collatz_module_vulkan = {"collatz", WS_BACKEND_VULKAN, vulkan_entries, 2};
+#define COLLATZ_MODULE_VULKAN &collatz_module_vulkan
+#else
+#define COLLATZ_MODULE_VULKAN NULL
+#endif
+
+extern const ws_module_set collatz_modules;
+const ws_module_set collatz_modules = {
+    {&collatz_module_cpu, COLLATZ_MODULE_CUDA, COLLATZ_MODULE_VULKAN}};
