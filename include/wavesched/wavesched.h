@@ -31,11 +31,43 @@ WS_API_BEGIN
  * ====================================================================== */
 typedef struct ws_device ws_device;
 
+/* Embedding on Vulkan: the host application's own objects, which the device
+ * uses instead of creating its own and never destroys (docs/install.md,
+ * "Embedding"). Dispatchable Vulkan handles are pointers, so they travel as
+ * void * and this header needs no Vulkan header. Requirements: the instance
+ * was created with apiVersion >= 1.2 through the same Vulkan loader the
+ * library links; the device has the bufferDeviceAddress, shaderInt64 and
+ * scalarBlockLayout features enabled; the queue is of `queue_family`, which
+ * supports compute, and nobody else submits to it while a wavesched call
+ * runs (Vulkan's external synchronization of a VkQueue). */
+typedef struct ws_vulkan_objects {
+  void *instance;        /* VkInstance */
+  void *physical_device; /* VkPhysicalDevice of instance */
+  void *device;          /* VkDevice created on physical_device; non-NULL selects embedding */
+  void *queue;           /* VkQueue of device */
+  uint32_t queue_family; /* the queue's family index */
+  /* (optional) the VkDeviceCreateInfo the device was created with, read
+   * during ws_device_create only: its features (pEnabledFeatures and the
+   * pNext chain) tell which optional features shaders may use, and the
+   * required ones are checked. NULL: the required features are assumed
+   * enabled and no optional one (a shader needing one is refused). */
+  const void *device_create_info;
+} ws_vulkan_objects;
+
 typedef struct ws_device_config {
   ws_backend_kind backend; /* WS_BACKEND_CPU (default 0) */
   int device_index;        /* CUDA device / Vulkan physical device; -1 = default
                               (WS_VULKAN_DEVICE overrides for Vulkan) */
   int cpu_threads;         /* OpenMP threads for the CPU backend; 0 = default */
+  /* Embedding on CUDA (docs/install.md, "Embedding"): a cudaStream_t of the
+   * host application. The device then enqueues everything on that stream,
+   * in order with the application's own work on it, uses the device (and
+   * context) current on the calling thread, ignoring device_index, and
+   * never destroys the stream. NULL: the device creates its own stream. */
+  void *cuda_stream;
+  /* Embedding on Vulkan: used when vulkan.device is not NULL (device_index
+   * and WS_VULKAN_DEVICE are then ignored). */
+  ws_vulkan_objects vulkan;
 } ws_device_config;
 
 /* Backend names as the CLI spells them: "cpu", "cuda", "vulkan". */
