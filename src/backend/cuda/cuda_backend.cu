@@ -464,8 +464,7 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   dev->ops = &cuda_ops;
   /* "%.64s": the name must fit dev->name with the rest of the line */
   snprintf(dev->name, sizeof dev->name,
-           "%.64s (" WS_GPU_API_NAME " device %d, sm_%d%d, %d SMs, %s queues%s)", prop.name,
-           index, prop.major, prop.minor, prop.multiProcessorCount, queue_mode_name(mode),
-           borrowed ? ", application's stream" : "");
+           "%.64s (" WS_GPU_API_NAME " device %d, sm_%d%d, %d SMs, %s queues)", prop.name, index,
+           prop.major, prop.minor, prop.multiProcessorCount, queue_mode_name(mode));
   return WS_OK;
 }
