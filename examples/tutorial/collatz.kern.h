@@ -10,16 +10,19 @@ WS_DEVICE static uint32_t collatz_entry(const ws_item *it, collatz_frame *f,
 }
 WS_DEVICE static uint32_t collatz_odd(const ws_item *it, collatz_frame *f, const collatz_args *a) {
   (void)it, (void)a;
-  f->value = 3u * f->value + 1u, f->steps += 1u;
+  f->value = 3u * f->value + 1u;
+  f->steps += 1u;
   return EVEN;
 }
 WS_DEVICE static uint32_t collatz_even(const ws_item *it, collatz_frame *f, const collatz_args *a) {
-  f->value /= 2u, f->steps += 1u;
+  f->value /= 2u;
+  f->steps += 1u;
   if (f->value != 1u)
     return f->value % 2u ? ODD : EVEN;
   /* done: publish the result (one record per run: the producer's bound) and end */
   collatz_record *r = (collatz_record *)ws_pool_payload(&a->pool, ws_pool_publish(&a->pool, 0));
-  r->id = it->id, r->steps = f->steps;
+  r->id = it->id;
+  r->steps = f->steps;
   return WS_TERMINATE;
 }
 WS_COROUTINE(collatz, collatz_frame, collatz_args, collatz_entry, COLLATZ_CONTINUATIONS)
@@ -32,5 +35,8 @@ WS_KERNEL(collatz_store, collatz_args, slot, a) {
   WS_PTR(uint32_t, a->result)[r->id] = r->steps;
   ws_pool_release(&a->pool, slot, 0);
 }
+/* The module: the table the host finds "collatz" and "collatz_store" in. */
 WS_MODULE_BEGIN(collatz)
-WS_MODULE_COROUTINE(collatz) WS_MODULE_KERNEL(collatz_store) WS_MODULE_END(collatz)
+WS_MODULE_COROUTINE(collatz)
+WS_MODULE_KERNEL(collatz_store)
+WS_MODULE_END(collatz)

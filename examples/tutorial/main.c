@@ -48,10 +48,13 @@ int main(int argc, char **argv) {
     if (!(st = ws_scheduler_dispatch(s, N, &args, sizeof args)))
       st = ws_buffer_read(out, 0, steps, sizeof steps);
   }
-  uint32_t wrong = 0, n = 0; /* check every result on the host */
-  for (uint32_t i = 0; !st && i < N; wrong += steps[i++] != n, n = 0)
+  uint32_t wrong = 0; /* check every result on the host */
+  for (uint32_t i = 0; !st && i < N; ++i) {
+    uint32_t n = 0;
     for (uint64_t v = i + 2u; v != 1u; ++n)
       v = v % 2u ? 3u * v + 1u : v / 2u;
+    wrong += steps[i] != n;
+  }
   if (st)
     fprintf(stderr, "tutorial: %s %s%s\n", ws_strerror(st), ws_device_last_error(dev),
             ws_scheduler_last_error(s));

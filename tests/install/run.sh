@@ -16,6 +16,7 @@
 # and consumers that ask for a backend the installed library lacks fail at
 # configure time with the package's message (each next to a control that
 # asks for one it has and configures).
+# docs/tutorial.md quotes the tutorial's files exactly.
 # With nvcc (/usr/local/cuda/bin/nvcc), a static CUDA build too: compile only
 # (no GPU here): a C-only consumer links, the tutorial builds through both
 # routes, a project without the CUDA language is refused.
@@ -177,7 +178,27 @@ version_pkgconfig() {
   [ "${v%% *}" = "$want" ]
 }
 
+# docs/tutorial.md shows the tutorial's files verbatim: the code block
+# after each `<!-- file: PATH -->` line equals PATH
+tutorial_doc_check() {
+  local d=$work/tutorial-doc n=0 bad=0 path
+  mkdir -p "$d"
+  awk -v d="$d" '
+    /^<!-- file: [^ ]+ -->$/ { path = $3; name = path; gsub("/", "_", name); out = d "/" name
+                               print path > (d "/list"); getline; copy = 1; printf "" > out; next }
+    copy && /^```$/ { copy = 0; close(out); next }
+    copy { print >> out }' "$root/docs/tutorial.md"
+  while read -r path; do
+    n=$((n + 1))
+    diff -u "$root/$path" "$d/${path//\//_}" || bad=1
+  done <"$d/list"
+  echo "$n files shown verbatim"
+  [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
+}
+
 t0=$SECONDS
+run_ok "docs/tutorial.md shows the tutorial's files as they are" 'shown verbatim' \
+  tutorial_doc_check
 for kind in static shared; do
   shared=OFF
   [ $kind = shared ] && shared=ON
