@@ -1,4 +1,5 @@
-/* wavesched — status codes.
+/** @file
+ * wavesched — status codes.
  *
  * Every fallible call returns a ws_status: 0 on success, a negative code on
  * failure. The codes come from one X-macro table so that the enum, the names
@@ -17,7 +18,9 @@ extern "C" {
 #endif
 WS_API_BEGIN
 
-/* X(NAME, value, "message") */
+/** The status table, one X(NAME, value, "message") per code: the enum
+ * ws_status (WS_NAME = value), ws_status_name() and ws_strerror() are all
+ * generated from it. docs/errors.md says which call returns which code. */
 #define WS_STATUS_MAP(X)                                                                   \
   X(OK, 0, "success")                                                                      \
   X(EINVAL, -1, "invalid argument")                                                        \
@@ -60,15 +63,18 @@ WS_API_BEGIN
   X(EVERIFY, -69, "queue verification found a mismatch")                                   \
   X(ESTALL, -70, "no queue can make progress")
 
+/** What every fallible call returns: WS_OK (0) or a negative code from
+ * WS_STATUS_MAP (WS_EINVAL, WS_ENOMEM, ..., WS_ESTALL). */
 typedef enum ws_status {
 #define WS_STATUS_ENUM_(name, value, msg) WS_##name = (value),
   WS_STATUS_MAP(WS_STATUS_ENUM_)
 #undef WS_STATUS_ENUM_
 } ws_status;
 
-/* "WS_EINVAL" etc.; "WS_UNKNOWN" for a value not in the table. */
+/** The code's name, "WS_EINVAL" etc.; "WS_UNKNOWN" for a value not in the table. */
 const char *ws_status_name(ws_status status);
-/* One-line description of the code (not of the failing call). */
+/** One-line description of the code (not of the failing call: see the
+ * object's last-error message for that). */
 const char *ws_strerror(ws_status status);
 
 WS_API_END
