@@ -22,7 +22,8 @@
 # routes, a project without the CUDA language is refused.
 #
 # Environment: WS_PACKAGE_WORK (folder, default build-package), WS_PACKAGE_JOBS,
-# WS_PACKAGE_CUDA=0 (skip the CUDA part).
+# WS_PACKAGE_CUDA=0 (skip the CUDA part), WS_PACKAGE_GPU=1 (the GPU machine:
+# CUDA + Vulkan installs, run on CUDA too; see the end of this file).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -114,13 +115,13 @@ demo_pkgconfig() {
     -o "$out/demo" -Wl,-rpath,"$prefix/lib" $pc
 }
 
-# demo_checksums <demo>: the demo workload (queue verification on) gives the
-# same checksum on the CPU and on Vulkan
+# demo_checksums <demo> [backend]: the demo workload (queue verification
+# on) gives the same checksum on the CPU and on the backend (vulkan)
 demo_checksums() {
-  local c v
+  local b=${2:-vulkan} c v
   c=$("$1" --backend cpu --items 3000 --pool 256 --verify | grep -o 'checksum [0-9a-f]*') &&
-    v=$("$1" --backend vulkan --items 3000 --pool 256 --verify | grep -o 'checksum [0-9a-f]*') &&
-    [ -n "$c" ] && [ "$c" = "$v" ] && echo "cpu and vulkan: same $c"
+    v=$("$1" --backend "$b" --items 3000 --pool 256 --verify | grep -o 'checksum [0-9a-f]*') &&
+    [ -n "$c" ] && [ "$c" = "$v" ] && echo "cpu and $b: same $c"
 }
 
 # Exactly the public functions: every exported symbol is a ws_ name that an
@@ -279,6 +280,40 @@ if [ -x "$nvcc" ] && [ "${WS_PACKAGE_CUDA:-1}" != 0 ]; then
   configure_fails "ws_add_kernels(BACKENDS cpu vulkan) without Vulkan" \
     "BACKENDS requires vulkan, but the wavesched package at" "${cfg[@]}" -B "$work/neg5" \
     -DCASE=backends -DWANT=vulkan
+fi
+
+# On the GPU machine (WS_PACKAGE_GPU=1; needs nvcc, a CUDA GPU, the Vulkan
+# loader and glslc): static and shared CUDA + Vulkan installs, the tutorial
+# through both routes and the demo run on CUDA too. This is where the shared
+# library's CUDA runtime (CUDA_RUNTIME_LIBRARY Shared) meets a consumer's.
+if [ "${WS_PACKAGE_GPU:-0}" = 1 ]; then
+  cuda=(-DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90)
+  for kind in static shared; do
+    shared=OFF
+    [ $kind = shared ] && shared=ON
+    name=gpu-$kind
+    check "$name library (CUDA + Vulkan): build and install" library $name -DWS_CUDA=ON \
+      "${cuda[@]}" -DWS_VULKAN=ON -DBUILD_SHARED_LIBS=$shared
+    prefix=$work/prefix-$name
+    out=$work/$name
+    check "$name: tutorial through find_package builds" \
+      consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix" "${cuda[@]}"
+    for b in cpu cuda vulkan; do
+      run_ok "$name: tutorial (find_package) on $b" ' 0 wrong' "$out/tutorial/tutorial" $b
+    done
+    check "$name: tutorial through pkg-config (make, nvcc) builds" \
+      env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
+      O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
+    for b in cuda vulkan; do
+      run_ok "$name: tutorial (pkg-config) on $b" ' 0 wrong' "$out/tutorial-make/tutorial" $b
+    done
+    check "$name: demo through find_package builds" \
+      consumer_cmake "$out/demo" "$here/demo" "$prefix" "${cuda[@]}"
+    run_ok "$name: demo (find_package) pipeline scenario on cuda" \
+      'mismatches 0, overflow/corruption 0' "$out/demo/demo" --backend cuda --scenario pipeline
+    run_ok "$name: demo on cuda, the CPU's checksum" 'same checksum' demo_checksums \
+      "$out/demo/demo" cuda
+  done
 fi
 
 echo "package: $failures failed ($((SECONDS - t0)) s)"
