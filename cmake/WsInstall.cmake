@@ -52,10 +52,10 @@ install(FILES
 
 # ---- pkg-config ----
 # Cflags/Libs carry OpenMP's flag: users' kernels are OpenMP loops (kernel.h)
-# compiled in their own translation units. The CUDA runtime is in Libs when
-# CUDA is built: the users' .cu kernels need it as much as the library. A
-# static library also needs what it links itself (libm, the C++ runtime of
-# nvcc's host code, the Vulkan loader); these are in Libs and Requires, not
+# compiled in their own translation units. The CUDA and C++ runtimes are in
+# Libs when CUDA is built: the users' .cu kernels need them as much as the
+# library. A static library also needs what it links itself (libm, the
+# Vulkan loader); these are in Libs and Requires, not
 # the .private fields, so that a plain `pkg-config --libs wavesched` links
 # the default (static) build without --static.
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
@@ -76,7 +76,9 @@ set(WS_PC_GLSLC "")
 set(WS_PC_NVCC "")
 set(WS_PC_CUDA_ARCHITECTURES "")
 if(WS_HAVE_CUDA)
-  string(APPEND WS_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+  # the CUDA and C++ runtimes: nvcc's host code (the library's and the users'
+  # .cu kernels) calls both, and a C linker adds neither
+  string(APPEND WS_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart -lstdc++")
   set(WS_PC_NVCC "${CMAKE_CUDA_COMPILER}")
   # "90-real;80" -> "90 80": the numbers, for nvcc -arch=sm_<n>
   string(REGEX REPLACE "-(real|virtual)" "" WS_PC_CUDA_ARCHITECTURES
@@ -88,9 +90,6 @@ if(WS_HAVE_VULKAN)
 endif()
 if(NOT BUILD_SHARED_LIBS)
   string(APPEND WS_PC_LIBS " -lm")
-  if(WS_HAVE_CUDA)
-    string(APPEND WS_PC_LIBS " -lstdc++")
-  endif()
   if(WS_HAVE_VULKAN)
     set(WS_PC_REQUIRES "vulkan")
   endif()

@@ -17,9 +17,10 @@
 # configure time with the package's message (each next to a control that
 # asks for one it has and configures).
 # docs/tutorial.md quotes the tutorial's files exactly.
-# With nvcc (/usr/local/cuda/bin/nvcc), a static CUDA build too: compile only
-# (no GPU here): a C-only consumer links, the tutorial builds through both
-# routes, a project without the CUDA language is refused.
+# With nvcc (/usr/local/cuda/bin/nvcc), static and shared CUDA builds too:
+# compile only (no GPU here): a C-only consumer links, the tutorial builds
+# through both routes, a project without the CUDA language is refused, the
+# shared library exports only the API.
 #
 # Environment: WS_PACKAGE_WORK (folder, default build-package), WS_PACKAGE_JOBS,
 # WS_PACKAGE_CUDA=0 (skip the CUDA part), WS_PACKAGE_GPU=1 (the GPU machine:
@@ -280,6 +281,20 @@ if [ -x "$nvcc" ] && [ "${WS_PACKAGE_CUDA:-1}" != 0 ]; then
   configure_fails "ws_add_kernels(BACKENDS cpu vulkan) without Vulkan" \
     "BACKENDS requires vulkan, but the wavesched package at" "${cfg[@]}" -B "$work/neg5" \
     -DCASE=backends -DWANT=vulkan
+  # shared: its exports, and consumers' CUDA kernels linked by a C linker
+  check "cuda (shared) library: build and install" library cuda-shared -DWS_CUDA=ON \
+    "${cuda[@]}" -DWS_VULKAN=OFF -DBUILD_SHARED_LIBS=ON
+  prefix=$work/prefix-cuda-shared
+  out=$work/cuda-shared
+  run_ok "cuda (shared): exports exactly the public ws_ functions (nm -D)" 'exported symbols' \
+    exports_check "$prefix"
+  check "cuda (shared): tutorial through find_package compiles its CUDA kernels" \
+    consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix" "${cuda[@]}"
+  run_ok "cuda (shared): tutorial (find_package) on cpu" ' 0 wrong' "$out/tutorial/tutorial" cpu
+  check "cuda (shared): tutorial through pkg-config (make, nvcc) links" \
+    env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
+    O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
+  run_ok "cuda (shared): tutorial (pkg-config) on cpu" ' 0 wrong' "$out/tutorial-make/tutorial" cpu
 fi
 
 # On the GPU machine (WS_PACKAGE_GPU=1; needs nvcc, a CUDA GPU, the Vulkan
