@@ -15,7 +15,8 @@
 # (set by the wavesched build, exported with the package). So
 #   * CUDA: a library with CUDA needs the calling project to enable CUDA
 #     (project(... LANGUAGES C CUDA) or enable_language(CUDA)); configuring
-#     fails with a message saying so otherwise.
+#     fails with a message saying so otherwise. With a shared library the
+#     target links the shared CUDA runtime (CUDA_RUNTIME_LIBRARY Shared).
 #   * Vulkan: a library with Vulkan compiles GLSL <dir>; without GLSL the
 #     module has no Vulkan version (ws_kernel_find: WS_ENOKERNEL on a Vulkan
 #     device), which a project outside wavesched is warned about.
@@ -93,6 +94,14 @@ function(ws_add_kernels target)
     set_source_files_properties(${gen}/${K_NAME}_cuda.cu PROPERTIES OBJECT_DEPENDS ${source})
     set(cuda_decl "extern const ws_module ${K_NAME}_module_cuda;\n#define WS_MODULE_CUDA_ &${K_NAME}_module_cuda")
     list(APPEND built cuda)
+    # One CUDA runtime per process: a shared libwavesched uses the shared
+    # runtime, so the program that holds these kernels must too (CMake's
+    # default for CUDA targets is the static one). Has effect where the
+    # target is linked (an executable or shared library).
+    get_target_property(library_type wavesched::wavesched TYPE)
+    if(library_type STREQUAL "SHARED_LIBRARY")
+      set_property(TARGET ${target} PROPERTY CUDA_RUNTIME_LIBRARY Shared)
+    endif()
   endif()
   set(note "")
   if("vulkan" IN_LIST have)
