@@ -24,7 +24,8 @@
 #
 # Environment: WS_PACKAGE_WORK (folder, default build-package), WS_PACKAGE_JOBS,
 # WS_PACKAGE_CUDA=0 (skip the CUDA part), WS_PACKAGE_GPU=1 (the GPU machine:
-# CUDA + Vulkan installs, run on CUDA too; see the end of this file).
+# CUDA + Vulkan installs, run on CUDA too; see the end of this file; =only:
+# that part alone).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -199,109 +200,115 @@ tutorial_doc_check() {
 }
 
 t0=$SECONDS
-run_ok "docs/tutorial.md shows the tutorial's files as they are" 'shown verbatim' \
-  tutorial_doc_check
-for kind in static shared; do
-  shared=OFF
-  [ $kind = shared ] && shared=ON
-  check "$kind library: build and install" library $kind -DWS_CUDA=OFF -DWS_VULKAN=ON \
-    -DBUILD_SHARED_LIBS=$shared
-  prefix=$work/prefix-$kind
-  out=$work/$kind
-  mkdir -p "$out"
-  check "$kind: tutorial through find_package builds" \
-    consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix"
-  for b in cpu vulkan; do
-    run_ok "$kind: tutorial (find_package) on $b" ' 0 wrong' "$out/tutorial/tutorial" $b
+# Everything CI runs (all but the GPU part below)
+ci_checks() {
+  run_ok "docs/tutorial.md shows the tutorial's files as they are" 'shown verbatim' \
+    tutorial_doc_check
+  for kind in static shared; do
+    shared=OFF
+    [ $kind = shared ] && shared=ON
+    check "$kind library: build and install" library $kind -DWS_CUDA=OFF -DWS_VULKAN=ON \
+      -DBUILD_SHARED_LIBS=$shared
+    prefix=$work/prefix-$kind
+    out=$work/$kind
+    mkdir -p "$out"
+    check "$kind: tutorial through find_package builds" \
+      consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix"
+    for b in cpu vulkan; do
+      run_ok "$kind: tutorial (find_package) on $b" ' 0 wrong' "$out/tutorial/tutorial" $b
+    done
+    check "$kind: tutorial through pkg-config (make) builds" \
+      env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
+      O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
+    for b in cpu vulkan; do
+      run_ok "$kind: tutorial (pkg-config) on $b" ' 0 wrong' "$out/tutorial-make/tutorial" $b
+    done
+    check "$kind: demo through find_package builds" \
+      consumer_cmake "$out/demo" "$here/demo" "$prefix"
+    run_ok "$kind: demo (find_package) on cpu and vulkan, same checksum" 'same checksum' \
+      demo_checksums "$out/demo/demo"
+    run_ok "$kind: demo (find_package) pipeline scenario on vulkan" \
+      'mismatches 0, overflow/corruption 0' "$out/demo/demo" --backend vulkan --scenario pipeline
+    check "$kind: demo through pkg-config (cc) builds" demo_pkgconfig "$prefix" "$out/demo-pc"
+    run_ok "$kind: demo (pkg-config) on cpu" 'mismatches 0, overflow/corruption 0' \
+      "$out/demo-pc/demo" --backend cpu --scenario pipeline
+    check "$kind: version check through find_package builds" \
+      consumer_cmake "$out/version" "$here/checks" "$prefix" -DCASE=version
+    run_ok "$kind: versions (headers, library, CMake package)" '^[0-9]+\.[0-9]+\.[0-9]+ cpu' \
+      "$out/version/version_check"
+    run_ok "$kind: versions (pkg-config)" 'modversion' version_pkgconfig "$prefix" "$out/version-pc"
   done
-  check "$kind: tutorial through pkg-config (make) builds" \
-    env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
-    O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
-  for b in cpu vulkan; do
-    run_ok "$kind: tutorial (pkg-config) on $b" ' 0 wrong' "$out/tutorial-make/tutorial" $b
-  done
-  check "$kind: demo through find_package builds" \
-    consumer_cmake "$out/demo" "$here/demo" "$prefix"
-  run_ok "$kind: demo (find_package) on cpu and vulkan, same checksum" 'same checksum' \
-    demo_checksums "$out/demo/demo"
-  run_ok "$kind: demo (find_package) pipeline scenario on vulkan" \
-    'mismatches 0, overflow/corruption 0' "$out/demo/demo" --backend vulkan --scenario pipeline
-  check "$kind: demo through pkg-config (cc) builds" demo_pkgconfig "$prefix" "$out/demo-pc"
-  run_ok "$kind: demo (pkg-config) on cpu" 'mismatches 0, overflow/corruption 0' \
-    "$out/demo-pc/demo" --backend cpu --scenario pipeline
-  check "$kind: version check through find_package builds" \
-    consumer_cmake "$out/version" "$here/checks" "$prefix" -DCASE=version
-  run_ok "$kind: versions (headers, library, CMake package)" '^[0-9]+\.[0-9]+\.[0-9]+ cpu' \
-    "$out/version/version_check"
-  run_ok "$kind: versions (pkg-config)" 'modversion' version_pkgconfig "$prefix" "$out/version-pc"
-done
-run_ok "shared: exports exactly the public ws_ functions (nm -D), SONAME" 'exported symbols' \
-  exports_check "$work/prefix-shared"
+  run_ok "shared: exports exactly the public ws_ functions (nm -D), SONAME" 'exported symbols' \
+    exports_check "$work/prefix-shared"
 
-# Backends the installed (CPU + Vulkan) library lacks, and controls.
-prefix=$work/prefix-static
-cfg=(-G Ninja -DCMAKE_PREFIX_PATH="$prefix" -S "$here/checks")
-configure_fails "ws_add_kernels(BACKENDS cpu cuda) without CUDA" \
-  "BACKENDS requires cuda, but the wavesched package at" "${cfg[@]}" -B "$work/neg1" \
-  -DCASE=backends -DWANT=cuda
-check "control: ws_add_kernels(BACKENDS cpu vulkan) configures" \
-  cmake "${cfg[@]}" -B "$work/pos1" -DCASE=backends -DWANT=vulkan
-configure_fails "find_package(COMPONENTS cuda) without CUDA" \
-  "the cuda backend was required, but wavesched" "${cfg[@]}" -B "$work/neg2" \
-  -DCASE=components -DWANT=cuda
-check "control: find_package(COMPONENTS vulkan) configures" \
-  cmake "${cfg[@]}" -B "$work/pos2" -DCASE=components -DWANT=vulkan
-configure_fails "ws_add_kernels(BACKENDS cpu vulkan) without GLSL" \
-  "BACKENDS requires vulkan, but no GLSL <dir> was given" "${cfg[@]}" -B "$work/neg3" \
-  -DCASE=noglsl
-
-if [ -x "$nvcc" ] && [ "${WS_PACKAGE_CUDA:-1}" != 0 ]; then
-  cuda=(-DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90)
-  check "cuda (static) library: build and install" library cuda -DWS_CUDA=ON "${cuda[@]}" \
-    -DWS_VULKAN=OFF
-  prefix=$work/prefix-cuda
-  out=$work/cuda
-  check "cuda: a C-only project links (find_package, no CUDA language)" \
-    consumer_cmake "$out/version" "$here/checks" "$prefix" -DCASE=version
-  run_ok "cuda: versions and backends (C-only find_package)" '^[0-9.]+ cpu cuda$' \
-    "$out/version/version_check"
-  run_ok "cuda: a C-only program links (pkg-config)" 'modversion' \
-    version_pkgconfig "$prefix" "$out/version-pc"
-  check "cuda: tutorial through find_package compiles its CUDA kernels" \
-    consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix" "${cuda[@]}"
-  run_ok "cuda: tutorial (find_package) on cpu" ' 0 wrong' "$out/tutorial/tutorial" cpu
-  check "cuda: tutorial through pkg-config (make, nvcc) compiles" \
-    env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
-    O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror"
-  run_ok "cuda: tutorial (pkg-config) on cpu" ' 0 wrong' "$out/tutorial-make/tutorial" cpu
+  # Backends the installed (CPU + Vulkan) library lacks, and controls.
+  prefix=$work/prefix-static
   cfg=(-G Ninja -DCMAKE_PREFIX_PATH="$prefix" -S "$here/checks")
-  configure_fails "ws_add_kernels in a project without the CUDA language" \
-    "has the CUDA backend, so the kernels must be built for CUDA too" "${cfg[@]}" \
-    -B "$work/neg4" -DCASE=nocuda
-  configure_fails "ws_add_kernels(BACKENDS cpu vulkan) without Vulkan" \
-    "BACKENDS requires vulkan, but the wavesched package at" "${cfg[@]}" -B "$work/neg5" \
-    -DCASE=backends -DWANT=vulkan
-  # shared: its exports, and consumers' CUDA kernels linked by a C linker
-  check "cuda (shared) library: build and install" library cuda-shared -DWS_CUDA=ON \
-    "${cuda[@]}" -DWS_VULKAN=OFF -DBUILD_SHARED_LIBS=ON
-  prefix=$work/prefix-cuda-shared
-  out=$work/cuda-shared
-  run_ok "cuda (shared): exports exactly the public ws_ functions (nm -D)" 'exported symbols' \
-    exports_check "$prefix"
-  check "cuda (shared): tutorial through find_package compiles its CUDA kernels" \
-    consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix" "${cuda[@]}"
-  run_ok "cuda (shared): tutorial (find_package) on cpu" ' 0 wrong' "$out/tutorial/tutorial" cpu
-  check "cuda (shared): tutorial through pkg-config (make, nvcc) links" \
-    env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
-    O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
-  run_ok "cuda (shared): tutorial (pkg-config) on cpu" ' 0 wrong' "$out/tutorial-make/tutorial" cpu
+  configure_fails "ws_add_kernels(BACKENDS cpu cuda) without CUDA" \
+    "BACKENDS requires cuda, but the wavesched package at" "${cfg[@]}" -B "$work/neg1" \
+    -DCASE=backends -DWANT=cuda
+  check "control: ws_add_kernels(BACKENDS cpu vulkan) configures" \
+    cmake "${cfg[@]}" -B "$work/pos1" -DCASE=backends -DWANT=vulkan
+  configure_fails "find_package(COMPONENTS cuda) without CUDA" \
+    "the cuda backend was required, but wavesched" "${cfg[@]}" -B "$work/neg2" \
+    -DCASE=components -DWANT=cuda
+  check "control: find_package(COMPONENTS vulkan) configures" \
+    cmake "${cfg[@]}" -B "$work/pos2" -DCASE=components -DWANT=vulkan
+  configure_fails "ws_add_kernels(BACKENDS cpu vulkan) without GLSL" \
+    "BACKENDS requires vulkan, but no GLSL <dir> was given" "${cfg[@]}" -B "$work/neg3" \
+    -DCASE=noglsl
+
+  if [ -x "$nvcc" ] && [ "${WS_PACKAGE_CUDA:-1}" != 0 ]; then
+    cuda=(-DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90)
+    check "cuda (static) library: build and install" library cuda -DWS_CUDA=ON "${cuda[@]}" \
+      -DWS_VULKAN=OFF
+    prefix=$work/prefix-cuda
+    out=$work/cuda
+    check "cuda: a C-only project links (find_package, no CUDA language)" \
+      consumer_cmake "$out/version" "$here/checks" "$prefix" -DCASE=version
+    run_ok "cuda: versions and backends (C-only find_package)" '^[0-9.]+ cpu cuda$' \
+      "$out/version/version_check"
+    run_ok "cuda: a C-only program links (pkg-config)" 'modversion' \
+      version_pkgconfig "$prefix" "$out/version-pc"
+    check "cuda: tutorial through find_package compiles its CUDA kernels" \
+      consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix" "${cuda[@]}"
+    run_ok "cuda: tutorial (find_package) on cpu" ' 0 wrong' "$out/tutorial/tutorial" cpu
+    check "cuda: tutorial through pkg-config (make, nvcc) compiles" \
+      env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
+      O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror"
+    run_ok "cuda: tutorial (pkg-config) on cpu" ' 0 wrong' "$out/tutorial-make/tutorial" cpu
+    cfg=(-G Ninja -DCMAKE_PREFIX_PATH="$prefix" -S "$here/checks")
+    configure_fails "ws_add_kernels in a project without the CUDA language" \
+      "has the CUDA backend, so the kernels must be built for CUDA too" "${cfg[@]}" \
+      -B "$work/neg4" -DCASE=nocuda
+    configure_fails "ws_add_kernels(BACKENDS cpu vulkan) without Vulkan" \
+      "BACKENDS requires vulkan, but the wavesched package at" "${cfg[@]}" -B "$work/neg5" \
+      -DCASE=backends -DWANT=vulkan
+    # shared: its exports, and consumers' CUDA kernels linked by a C linker
+    check "cuda (shared) library: build and install" library cuda-shared -DWS_CUDA=ON \
+      "${cuda[@]}" -DWS_VULKAN=OFF -DBUILD_SHARED_LIBS=ON
+    prefix=$work/prefix-cuda-shared
+    out=$work/cuda-shared
+    run_ok "cuda (shared): exports exactly the public ws_ functions (nm -D)" 'exported symbols' \
+      exports_check "$prefix"
+    check "cuda (shared): tutorial through find_package compiles its CUDA kernels" \
+      consumer_cmake "$out/tutorial" "$root/examples/tutorial" "$prefix" "${cuda[@]}"
+    run_ok "cuda (shared): tutorial (find_package) on cpu" ' 0 wrong' "$out/tutorial/tutorial" cpu
+    check "cuda (shared): tutorial through pkg-config (make, nvcc) links" \
+      env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
+      O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
+    run_ok "cuda (shared): tutorial (pkg-config) on cpu" ' 0 wrong' "$out/tutorial-make/tutorial" cpu
+  fi
+}
+if [ "${WS_PACKAGE_GPU:-0}" != only ]; then
+  ci_checks
 fi
 
-# On the GPU machine (WS_PACKAGE_GPU=1; needs nvcc, a CUDA GPU, the Vulkan
-# loader and glslc): static and shared CUDA + Vulkan installs, the tutorial
+# On the GPU machine (WS_PACKAGE_GPU=1, or =only for this part alone; needs
+# nvcc, a CUDA GPU, the Vulkan loader and glslc; pkg-config and make if there): static and shared CUDA + Vulkan installs, the tutorial
 # through both routes and the demo run on CUDA too. This is where the shared
 # library's CUDA runtime (CUDA_RUNTIME_LIBRARY Shared) meets a consumer's.
-if [ "${WS_PACKAGE_GPU:-0}" = 1 ]; then
+if [ "${WS_PACKAGE_GPU:-0}" != 0 ]; then
   cuda=(-DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90)
   for kind in static shared; do
     shared=OFF
@@ -316,12 +323,16 @@ if [ "${WS_PACKAGE_GPU:-0}" = 1 ]; then
     for b in cpu cuda vulkan; do
       run_ok "$name: tutorial (find_package) on $b" ' 0 wrong' "$out/tutorial/tutorial" $b
     done
-    check "$name: tutorial through pkg-config (make, nvcc) builds" \
-      env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
-      O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
-    for b in cuda vulkan; do
-      run_ok "$name: tutorial (pkg-config) on $b" ' 0 wrong' "$out/tutorial-make/tutorial" $b
-    done
+    if command -v pkg-config >/dev/null && command -v make >/dev/null; then
+      check "$name: tutorial through pkg-config (make, nvcc) builds" \
+        env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$root/examples/tutorial" \
+        O="$out/tutorial-make" CFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$prefix/lib"
+      for b in cuda vulkan; do
+        run_ok "$name: tutorial (pkg-config) on $b" ' 0 wrong' "$out/tutorial-make/tutorial" $b
+      done
+    else
+      echo "package: skipped $name: tutorial through pkg-config (no pkg-config or make here)"
+    fi
     check "$name: demo through find_package builds" \
       consumer_cmake "$out/demo" "$here/demo" "$prefix" "${cuda[@]}"
     run_ok "$name: demo (find_package) pipeline scenario on cuda" \
