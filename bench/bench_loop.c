@@ -161,8 +161,9 @@ int main(int argc, char **argv) {
     sc.resident_frames = frames;
     sc.layout = WS_LAYOUT_AOS;
     sc.largest_first = true;
-    sc.incremental = m != MODE_MATERIALIZED;
-    sc.fused = m == MODE_FUSED;
+    sc.accounting = m == MODE_MATERIALIZED ? WS_ACCOUNTING_MATERIALIZED
+                    : m == MODE_FUSED         ? WS_ACCOUNTING_FUSED
+                                              : WS_ACCOUNTING_INCREMENTAL;
     sc.compaction = true;
     sc.statistics = false;
     ws_status st = ws_scheduler_create(dev, &co, &sc, &sched[m]);

@@ -384,8 +384,7 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   cfg.kind = o->scheduler;
   cfg.resident_frames = o->pool;
   cfg.layout = o->layout;
-  cfg.incremental = o->accounting >= 1;
-  cfg.fused = o->accounting == 2;
+  cfg.accounting = (ws_accounting)o->accounting;
   cfg.statistics = true;
   cfg.verify_queues = o->verify;
   cfg.partial_admission = o->partial_admission;

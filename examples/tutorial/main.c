@@ -12,13 +12,18 @@ static ws_kernel store;
 static collatz_args args;
 static uint32_t steps[N];
 
+static void log_message(void *user, ws_log_level level, const char *message) {
+  (void)user, (void)level; /* why a device or scheduler could not be created */
+  fprintf(stderr, "wavesched: %s\n", message);
+}
+
 static ws_status run_store(void *user, ws_pool *pool, uint32_t stage) { /* the pool's stage */
   (void)user, (void)pool, (void)stage;
   return ws_kernel_launch(&store, R, &args, sizeof args);
 }
 
 int main(int argc, char **argv) {
-  ws_device_config dc = {0};
+  ws_device_config dc = {.log = log_message};
   if (argc > 1 && ws_backend_parse(argv[1], &dc.backend) != WS_OK)
     return 2;
   const char *const stages[] = {"store"};

@@ -25,8 +25,18 @@ static const uint32_t store[] = {
 #include "collatz_store.inc"
 };
 static const ws_module_entry vulkan_entries[] = {
-    {"collatz", WS_ENTRY_COROUTINE, sizeof(ws_launch), 0, 0, step, sizeof step, mega, sizeof mega},
-    {"collatz_store", WS_ENTRY_KERNEL, sizeof(collatz_args), 0, 0, store, sizeof store, 0, 0},
+    {.name = "collatz",
+     .kind = WS_ENTRY_COROUTINE,
+     .args_size = sizeof(ws_launch),
+     .spirv = step,
+     .spirv_size = sizeof step,
+     .spirv_mega = mega,
+     .spirv_mega_size = sizeof mega},
+    {.name = "collatz_store",
+     .kind = WS_ENTRY_KERNEL,
+     .args_size = sizeof(collatz_args),
+     .spirv = store,
+     .spirv_size = sizeof store},
 };
 static const ws_module collatz_module_vulkan = {"collatz", WS_BACKEND_VULKAN, vulkan_entries, 2};
 #define COLLATZ_MODULE_VULKAN &collatz_module_vulkan

@@ -83,7 +83,6 @@ bool ws_invocation_index(out uint i) {
 #define WS_LAYOUT_AOS 0u
 #define WS_LAYOUT_SOA 1u
 #define WS_LAUNCH_FUSED 1u
-#define WS_LAUNCH_MEGA 2u
 #define WS_TERMINATE 0u
 
 #define WS_LAUNCH_BLOCK_                                                                   \
@@ -103,6 +102,8 @@ bool ws_invocation_index(out uint i) {
     layout(offset = 76) uint layout_;                                                      \
     layout(offset = 80) uint flags;                                                        \
     layout(offset = 84) uint continuation_count;                                           \
+    layout(offset = 88) uint64_t plan;                                                     \
+    layout(offset = 96) uint64_t limit;                                                    \
   } WS_LAUNCH;
 
 /* Logical item as a continuation sees it: never the slot. */
@@ -432,7 +433,8 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations
- * until it terminates. No pool, no tokens. */
+ * until it terminates, or until it ran WS_LAUNCH.limit of them (then it is
+ * counted in counts[K + 2] and stops). No pool, no tokens. */
 #define WS_CORO_MEGA_MAIN_(co, tframe, targs)                                              \
   void main() {                                                                            \
     uint i;                                                                                \
@@ -443,8 +445,14 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
     ws_item it;                                                                            \
     it.id = WS_LAUNCH.first_id + i;                                                        \
     uint next = 0u;                                                                        \
+    uint64_t runs = 0ul;                                                                   \
     do {                                                                                   \
+      if (WS_LAUNCH.limit != 0ul && runs == WS_LAUNCH.limit) {                             \
+        ws_atomic_add_u32(WS_ADDR(uint32_t, WS_LAUNCH.counts, WS_LAUNCH.continuation_count + 2u), 1u); \
+        break;                                                                             \
+      }                                                                                    \
       next = co##_ws_resume(next, it, f, targs(WS_LAUNCH.args), err);                      \
+      runs += 1ul;                                                                         \
     } while (next != WS_TERMINATE);                                                        \
   }
 

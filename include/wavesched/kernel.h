@@ -34,12 +34,15 @@
 #include <hip/hip_runtime.h>
 #define WS_GPU_STREAM hipStream_t
 #define WS_GPU_LAST_ERROR() ((int)hipGetLastError())
+#define WS_GPU_INVALID_VALUE hipErrorInvalidValue
 #else
 #define WS_GPU_STREAM cudaStream_t
 #define WS_GPU_LAST_ERROR() ((int)cudaGetLastError())
+#define WS_GPU_INVALID_VALUE cudaErrorInvalidValue
 #endif
 #define WS_DEVICE __device__
 #define WS_HOST_DEVICE __host__ __device__
+#define WS_FORCEINLINE_ __forceinline__
 #define WS_EXTERN_C extern "C"
 #define WS_MODULE_SUFFIX_ _module_cuda
 #define WS_MODULE_BACKEND_ WS_BACKEND_CUDA
@@ -50,6 +53,7 @@
 #define WS_DEVICE
 /** Marks a function both the host and kernels call (`__host__ __device__` on the GPU). */
 #define WS_HOST_DEVICE
+#define WS_FORCEINLINE_ inline
 /** `extern "C"` in the CUDA translation unit, nothing in C: the module tables' linkage. */
 #define WS_EXTERN_C
 #define WS_MODULE_SUFFIX_ _module_cpu
@@ -151,6 +155,8 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
  * frames + field_offsets[k] + s * sizeof(type); the host orders the arrays
  * by decreasing alignment, so every typed access below is aligned for any R. */
 #define WS_FRAME_DECL_(type, name) type name;
+#define WS_FRAME_COUNT_(type, name) +1
+#define WS_FRAME_BYTES_(type, name) +sizeof(type)
 /** Declares the frame struct `tname` from the X-macro list FIELDS (X(type,
  * name) per field) and its AoS/SoA load and store for the coroutine
  * wrappers; the host describes the same frame with WS_FRAME_DESC. */
@@ -158,6 +164,10 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   typedef struct tname {                                                                \
     FIELDS(WS_FRAME_DECL_)                                                              \
   } tname;                                                                              \
+  enum {                                                                                \
+    tname##_ws_field_count = 0 FIELDS(WS_FRAME_COUNT_),                                 \
+    tname##_ws_field_bytes = 0 FIELDS(WS_FRAME_BYTES_)                                  \
+  };                                                                                    \
   WS_DEVICE static inline void tname##_ws_load(tname *f, const ws_launch *p, uint32_t s) { \
     if (p->layout == WS_LAYOUT_AOS) {                                                   \
       *f = WS_PTR(const tname, p->frames)[s];                                           \
@@ -219,37 +229,84 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     return next_;                                                                       \
   }
 
-/** Defines coroutine `co` with frame `tframe`, arguments `targs`, entry
- * function `entry_fn` and continuation list CONTS (X(index, function,
- * "name") in index order 1..K): its step kernel (one continuation over a
- * queue's frames) and its megakernel (every item from entry to end), for
- * WS_MODULE_COROUTINE(co). */
-#define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
-  WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
-  WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
-    const uint32_t slot = p->slots ? WS_PTR(const uint32_t, p->slots)[i] : p->slot_base + i; \
+/* One frame of continuation `src` (0: the entry, for the new item `id`) at
+ * `slot`: load (or start) the frame, resume, store it when the item
+ * suspends, write the token, and in fused mode update the counts. Inlined
+ * into every launcher, so a launcher whose `src` is a compile-time constant
+ * (the per-continuation GPU kernels below) carries that continuation's code
+ * and registers only. */
+#define WS_CORO_RUN_(co, tframe, targs)                                                 \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_run(const ws_launch *p, uint32_t src,   \
+                                                    uint32_t slot, uint32_t id) {       \
     uint32_t *ids = WS_PTR(uint32_t, p->ids);                                           \
     uint32_t *tokens = WS_PTR(uint32_t, p->tokens);                                     \
     uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
     tframe f;                                                                           \
     ws_item it;                                                                         \
-    if (p->src == 0) {                                                                  \
+    if (src == 0) {                                                                     \
       memset(&f, 0, sizeof f);                                                          \
-      it.id = p->first_id + i;                                                          \
+      it.id = id;                                                                       \
       ids[slot] = it.id;                                                                \
     } else {                                                                            \
       it.id = ids[slot];                                                                \
       tframe##_ws_load(&f, p, slot);                                                    \
     }                                                                                   \
-    const uint32_t next = co##_ws_resume(                              \
-        p->src, &it, &f, WS_PTR(const targs, p->args), &counts[p->continuation_count + 1], \
-        p->continuation_count);                                                         \
+    const uint32_t next = co##_ws_resume(                                              \
+        src, &it, &f, WS_PTR(const targs, p->args),                                     \
+        &counts[WS_COUNTS_BAD(p->continuation_count)], p->continuation_count);          \
     if (next != WS_TERMINATE)                                                           \
       tframe##_ws_store(&f, p, slot);                                                   \
     tokens[slot] = next;                                                                \
     if (p->flags & WS_LAUNCH_FUSED)                                                     \
-      ws_fused_count_(counts, p->src, next);                                            \
+      ws_fused_count_(counts, src, next);                                               \
   }                                                                                     \
+  /* Frame i of a launch driven by the host: slot and id from the record. */            \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_step_at(const ws_launch *p, uint32_t src, \
+                                                        uint32_t i) {                   \
+    const uint32_t slot = p->slots ? WS_PTR(const uint32_t, p->slots)[i] : p->slot_base + i; \
+    co##_ws_run(p, src, slot, p->first_id + i);                                         \
+  }                                                                                     \
+  /* Frame i of a launch driven by a device loop: slot and id from the plan    \
+   * the loop wrote this iteration (launch.h ws_launch_plan). */                \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_dev_at(const ws_launch *p, uint32_t src, \
+                                                       const ws_launch_plan *pl, uint32_t i) { \
+    const uint32_t *sl = WS_PTR(const uint32_t, p->slots);                              \
+    uint32_t slot;                                                                      \
+    if (pl->action == WS_PLAN_RESUME_ALL) {                                             \
+      /* all-queues: queue src's slots follow queues 1..src-1 in the sorted list */     \
+      const uint32_t *c = WS_PTR(const uint32_t, p->counts);                            \
+      uint32_t off = 0;                                                                 \
+      for (uint32_t t = 1; t < src; ++t)                                                \
+        off += c[t];                                                                    \
+      slot = sl[off + i];                                                               \
+    } else {                                                                            \
+      slot = pl->use_slots ? sl[pl->slot_offset + i] : pl->slot_base + i;               \
+    }                                                                                   \
+    co##_ws_run(p, src, slot, pl->first_id + i);                                        \
+  }                                                                                     \
+  /* Frames a device-driven launch of continuation src runs: the plan's count, \
+   * or under the all-queues policy the queue's own count; 0 when the plan    \
+   * is for another continuation. */                                            \
+  WS_DEVICE static inline uint32_t co##_ws_dev_count(const ws_launch *p, uint32_t src,  \
+                                                     const ws_launch_plan *pl) {        \
+    if (pl->action == WS_PLAN_RESUME_ALL)                                               \
+      return src ? WS_PTR(const uint32_t, p->counts)[src] : 0u;                         \
+    if (pl->action != WS_PLAN_REFILL && pl->action != WS_PLAN_RESUME)                   \
+      return 0u;                                                                        \
+    return pl->src == src ? pl->count : 0u;                                             \
+  }
+
+/** Defines coroutine `co` with frame `tframe`, arguments `targs`, entry
+ * function `entry_fn` and continuation list CONTS (X(index, function,
+ * "name") in index order 1..K): its step kernel (one continuation over a
+ * queue's frames), its device-loop launchers and its megakernel (every item
+ * from entry to end), for WS_MODULE_COROUTINE(co). */
+#define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
+  WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
+  WS_CORO_RUN_(co, tframe, targs)                                                       \
+  /* The megakernel counts each item's continuation runs (the entry's too)    \
+   * against `limit`: an item that would run more stops and is counted, so a  \
+   * coroutine that resumes itself forever cannot hang the launch. */          \
   WS_DEVICE static void co##_ws_mega(const ws_launch *p, uint32_t i) {                  \
     uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
     tframe f;                                                                           \
@@ -257,12 +314,26 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     memset(&f, 0, sizeof f);                                                            \
     it.id = p->first_id + i;                                                            \
     uint32_t next = 0;                                                                  \
+    uint64_t runs = 0;                                                                  \
     do {                                                                                \
+      if (p->limit && runs == p->limit) {                                               \
+        ws_atomic_add_u32(&counts[WS_COUNTS_LIMIT(p->continuation_count)], 1u);         \
+        break;                                                                          \
+      }                                                                                 \
       next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
-                            &counts[p->continuation_count + 1], p->continuation_count); \
+                            &counts[WS_COUNTS_BAD(p->continuation_count)],              \
+                            p->continuation_count);                                     \
+      ++runs;                                                                           \
     } while (next != WS_TERMINATE);                                                     \
   }                                                                                     \
-  WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
+  enum {                                                                                \
+    co##_ws_K = 0 CONTS(WS_CORO_COUNT_),                                                \
+    co##_ws_args_size = sizeof(targs),                                                  \
+    co##_ws_frame_size = sizeof(tframe),                                                \
+    co##_ws_frame_fields = tframe##_ws_field_count,                                     \
+    co##_ws_frame_field_bytes = tframe##_ws_field_bytes                                 \
+  };                                                                                    \
+  WS_CORO_LAUNCHERS_(co)                                                                \
   WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
 
 /* ---- plain kernels ---- */
@@ -309,6 +380,97 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   }
 #endif
 
+/* ---- coroutine step launchers ----
+ * co_ws_step_launch(n, args, block, stream): the host-driven step over n
+ * frames of continuation args->src. co_ws_dev_launch(src, grid, args, block,
+ * stream): the step of continuation src as a device loop launches it, over
+ * the frame count the loop's plan holds at args->plan (read when the kernel
+ * runs, so the launch can be recorded once and replayed: a fixed grid of
+ * `grid` blocks strides over the frames). On GPUs each continuation is its
+ * own kernel (a template instance per index, so a light continuation does
+ * not carry the heaviest one's registers); the CPU runs one loop. */
+#if WS_KERNEL_GPU
+/* Calls F<src>::run(a...) for a runtime src in 0..N (continuation indices
+ * are 1..K in order, 0 the entry). */
+template <uint32_t N, template <uint32_t> class F> struct ws_src_dispatch_ {
+  template <class... A> static int run(uint32_t src, A... a) {
+    return src == N ? F<N>::run(a...) : ws_src_dispatch_<N - 1, F>::run(src, a...);
+  }
+};
+template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
+  template <class... A> static int run(uint32_t src, A... a) {
+    (void)src;
+    return F<0>::run(a...);
+  }
+};
+#define WS_CORO_LAUNCHERS_(co)                                                          \
+  template <uint32_t SRC_> __global__ void co##_ws_step_gpu(ws_launch a_, uint32_t n_) { \
+    const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
+    if (i_ < n_)                                                                        \
+      co##_ws_step_at(&a_, SRC_, i_);                                                   \
+  }                                                                                     \
+  template <uint32_t SRC_> __global__ void co##_ws_dev_gpu(ws_launch a_) {              \
+    const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_.plan);                  \
+    const uint32_t n_ = co##_ws_dev_count(&a_, SRC_, &pl_);                             \
+    for (uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x; i_ < n_;                  \
+         i_ += gridDim.x * blockDim.x)                                                  \
+      co##_ws_dev_at(&a_, SRC_, &pl_, i_);                                              \
+  }                                                                                     \
+  template <uint32_t SRC_> struct co##_ws_step_k_ {                                     \
+    static int run(const ws_launch *a, uint32_t n, uint32_t grid, uint32_t block,       \
+                   WS_GPU_STREAM st) {                                                  \
+      co##_ws_step_gpu<SRC_><<<grid, block, 0, st>>>(*a, n);                            \
+      return WS_GPU_LAST_ERROR();                                                       \
+    }                                                                                   \
+  };                                                                                    \
+  template <uint32_t SRC_> struct co##_ws_dev_k_ {                                      \
+    static int run(const ws_launch *a, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
+      co##_ws_dev_gpu<SRC_><<<grid, block, 0, st>>>(*a);                                \
+      return WS_GPU_LAST_ERROR();                                                       \
+    }                                                                                   \
+  };                                                                                    \
+  static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \
+                                 void *stream) {                                        \
+    if (n == 0)                                                                         \
+      return 0;                                                                         \
+    ws_launch a_;                                                                       \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    if (a_.src > (uint32_t)co##_ws_K)                                                   \
+      return (int)WS_GPU_INVALID_VALUE;                                                 \
+    return ws_src_dispatch_<co##_ws_K, co##_ws_step_k_>::run(                           \
+        a_.src, (const ws_launch *)&a_, n, (n + block - 1u) / block, block,             \
+        (WS_GPU_STREAM)stream);                                                         \
+  }                                                                                     \
+  static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
+                                uint32_t block, void *stream) {                         \
+    ws_launch a_;                                                                       \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    if (src > (uint32_t)co##_ws_K || grid == 0)                                         \
+      return (int)WS_GPU_INVALID_VALUE;                                                 \
+    return ws_src_dispatch_<co##_ws_K, co##_ws_dev_k_>::run(                            \
+        src, (const ws_launch *)&a_, grid, block, (WS_GPU_STREAM)stream);               \
+  }
+#else
+#define WS_CORO_LAUNCHERS_(co)                                                          \
+  WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
+    co##_ws_step_at(p, p->src, i);                                                      \
+  }                                                                                     \
+  WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
+  static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
+                                uint32_t block, void *stream) {                         \
+    (void)grid;                                                                         \
+    (void)block;                                                                        \
+    (void)stream;                                                                       \
+    const ws_launch *a_ = (const ws_launch *)args;                                      \
+    const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_->plan);                 \
+    const uint32_t n = co##_ws_dev_count(a_, src, &pl_);                                \
+    _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
+    for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
+      co##_ws_dev_at(a_, src, &pl_, (uint32_t)i_);                                      \
+    return 0;                                                                           \
+  }
+#endif
+
 /* ---- module tables ---- */
 /* hip-clang also emits namespace-scope const tables in its device pass,
  * where the host launchers they name do not exist (undefined symbols at the
@@ -323,11 +485,23 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #define WS_MODULE_BEGIN(m) static WS_MODULE_TABLE_CONST_ ws_module_entry m##_ws_entries_[] = {
 /** The module entry of coroutine `co` (WS_COROUTINE). */
 #define WS_MODULE_COROUTINE(co)                                                         \
-  {#co, WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), co##_ws_step_launch,           \
-   co##_ws_mega_launch, 0, 0, 0, 0},
+  {#co,                                                                                 \
+   WS_ENTRY_COROUTINE,                                                                  \
+   (uint32_t)sizeof(ws_launch),                                                         \
+   co##_ws_step_launch,                                                                 \
+   co##_ws_mega_launch,                                                                 \
+   0,                                                                                   \
+   0,                                                                                   \
+   0,                                                                                   \
+   0,                                                                                   \
+   (uint32_t)co##_ws_args_size,                                                         \
+   (uint32_t)co##_ws_frame_size,                                                        \
+   (uint32_t)co##_ws_frame_fields,                                                      \
+   (uint32_t)co##_ws_frame_field_bytes,                                                 \
+   co##_ws_dev_launch},
 /** The module entry of plain kernel `k` (WS_KERNEL). */
 #define WS_MODULE_KERNEL(k)                                                             \
-  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0},
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 /** Ends module `m`'s table and defines `const ws_module m_module_cpu` (C) or
  * `m_module_cuda` (CUDA), which the generated `m_modules` set lists. */
 #define WS_MODULE_END(m)                                                                \

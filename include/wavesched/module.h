@@ -6,7 +6,8 @@
  * `<name>_module_cpu` from a C translation unit, `<name>_module_cuda` from a
  * CUDA one; Vulkan modules are built from GLSL with the same entry names.
  * A ws_module_set gathers the modules that were built, one slot per backend,
- * and the host picks the one that matches its device (ws_module_set_find).
+ * and ws_kernel_find / ws_scheduler_create pick the one that matches the
+ * device's backend.
  */
 #ifndef WAVESCHED_MODULE_H
 #define WAVESCHED_MODULE_H
@@ -36,6 +37,11 @@ typedef enum ws_entry_kind {
  * stream order. `block` is the thread-block size (ignored on the CPU).
  * Returns 0 or a backend error number (cudaError_t on CUDA). */
 typedef int (*ws_launch_fn)(uint32_t n, const void *args, uint32_t block, void *stream);
+/** Device-loop launcher of a coroutine step: continuation `src` (0 = entry)
+ * over the frames the loop's plan at ((ws_launch *)args)->plan names when the
+ * kernel runs, with a fixed grid (GPUs stride over the frames). */
+typedef int (*ws_dev_launch_fn)(uint32_t src, uint32_t grid, const void *args, uint32_t block,
+                                void *stream);
 
 /** One kernel or coroutine of a module, for one backend (WS_MODULE_BEGIN
  * and the GLSL build generate these tables). */
@@ -49,6 +55,16 @@ typedef struct ws_module_entry {
   size_t spirv_size;          /**< bytes */
   const uint32_t *spirv_mega; /**< Vulkan: the coroutine's megakernel shader */
   size_t spirv_mega_size;     /**< bytes */
+  /* Coroutines: what the kernels were compiled for, so that a description
+   * that disagrees is rejected at creation instead of corrupting memory:
+   * sizeof the user's argument struct, sizeof the frame struct, its field
+   * count and the sum of its field sizes. 0 = not recorded (Vulkan modules:
+   * the scheduler then checks against the CPU module, which every build has). */
+  uint32_t user_args_size;     /**< coroutines: sizeof the user's argument struct */
+  uint32_t frame_size;         /**< coroutines: sizeof the frame struct */
+  uint32_t frame_fields;       /**< coroutines: the frame's field count */
+  uint32_t frame_field_bytes;  /**< coroutines: the sum of the frame's field sizes */
+  ws_dev_launch_fn launch_dev; /**< coroutines (CPU/CUDA): the device-loop launcher */
 } ws_module_entry;
 
 /** The kernels one source file defines, compiled for one backend

@@ -35,7 +35,8 @@ typedef struct ws_pool_config {
   const ws_aux_producer *producers; /**< the continuations that publish, with their bounds */
   uint32_t producer_count;          /**< number of producers */
   /** Launches the kernel(s) of `stage` in stream order. Must consume exactly
-   * the items of that stage: move each to a stage or release it. */
+   * the items of that stage: move each to a stage or release it. May be
+   * NULL when the stage kernels are set (ws_pool_set_stage_kernels). */
   ws_status (*run_stage)(void *user, ws_pool *pool, uint32_t stage);
   void *user; /**< passed to run_stage */
 } ws_pool_config;
@@ -47,12 +48,18 @@ typedef struct ws_pool_counters {
 } ws_pool_counters;
 
 /** Creates a pool on `dev` (device memory for C slots) into *out, NULL on
- * failure: WS_EINVAL (a NULL argument, name, stage_names or run_stage),
+ * failure: WS_EINVAL (a NULL argument, name or stage_names),
  * WS_EAUX_CAPACITY (C = 0), WS_EAUX_STAGES (S = 0), WS_ENOMEM, WS_EDEVMEM.
  * Producers and stage names are checked when the work is registered. */
 ws_status ws_pool_create(ws_device *dev, const ws_pool_config *config, ws_pool **out);
 /** Frees the pool; destroy the scheduler it is registered with first. NULL is ignored. */
 void ws_pool_destroy(ws_pool *pool);
+/** Describes the stages as kernels: stage s is one launch of kernels[s]
+ * (argument blocks copied; an argument block usually holds the pool's view,
+ * hence a call after creation). Then the pool's work can run in the device
+ * loop (ws_aux_device), and without run_stage the host loop launches the
+ * same kernels. Call before registering the work; again to replace them. */
+ws_status ws_pool_set_stage_kernels(ws_pool *pool, const ws_aux_stage_kernel *kernels);
 /** Device addresses for kernels; stable for the pool's life. */
 ws_pool_view ws_pool_get_view(const ws_pool *pool);
 /** The auxiliary work to pass to ws_scheduler_add_aux (owned by the pool). */

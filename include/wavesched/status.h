@@ -30,15 +30,16 @@ WS_API_BEGIN
   X(EBACKEND, -5, "backend call failed")                                                   \
   X(ENOKERNEL, -6, "kernel not found in module for this backend")                          \
   X(EARGS, -7, "kernel argument block too large")                                          \
+  X(EBUSY, -8, "the scheduler is already dispatching (re-entrant call)")                   \
   /* scheduler configuration (rejected at creation) */                                     \
   X(ECONFIG_POOL, -20, "resident frame pool size is zero")                                 \
-  X(ECONFIG_ACCOUNTING, -21, "incremental accounting requires the greedy policy")          \
-  X(ECONFIG_FUSED, -22, "fused accounting requires incremental accounting")                \
+  X(ECONFIG_ACCOUNTING, -21, "incremental and fused accounting require the greedy policy") \
   X(ECONFIG_NAME, -23, "continuation name empty or duplicated")                            \
   X(ECONFIG_CONTINUATION, -24, "unknown continuation name")                                \
   X(ECONFIG_COROUTINE, -25, "malformed coroutine description")                             \
   X(ECONFIG_BLOCK, -26, "block size must be a positive multiple of 32 up to 1024")         \
   X(ECONFIG_ENUM, -27, "enumeration value out of range")                                   \
+  X(ECONFIG_LOOP, -28, "the device loop cannot run this configuration")                    \
   /* auxiliary work registration (nothing is registered on failure) */                     \
   X(EAUX_NULL, -40, "auxiliary work is NULL or lacks a required call")                     \
   X(EAUX_CLOSED, -41, "auxiliary registration is closed after the first dispatch")         \
@@ -61,7 +62,9 @@ WS_API_BEGIN
   X(EPROTO_INTERNAL, -67, "internal scheduler invariant violated")                         \
   X(EITERATION_LIMIT, -68, "iteration limit reached before the dispatch drained")          \
   X(EVERIFY, -69, "queue verification found a mismatch")                                   \
-  X(ESTALL, -70, "no queue can make progress")
+  X(ESTALL, -70, "no queue can make progress")                                            \
+  X(EPROTO_AVAILABILITY, -71, "available slots exceed the free capacity, or an empty work "  \
+                              "is not fully available")
 
 /** What every fallible call returns: WS_OK (0) or a negative code from
  * WS_STATUS_MAP (WS_EINVAL, WS_ENOMEM, ..., WS_ESTALL). */

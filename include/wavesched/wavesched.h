@@ -33,6 +33,19 @@ WS_API_BEGIN
 /** A device: one backend, one GPU (or the host), one in-order stream. */
 typedef struct ws_device ws_device;
 
+/** Severity of a message the library hands to a ws_log_fn. */
+typedef enum ws_log_level {
+  WS_LOG_ERROR = 0,   /**< an operation failed */
+  WS_LOG_WARNING = 1, /**< something to look at; the operation went on */
+  WS_LOG_INFO = 2     /**< information */
+} ws_log_level;
+
+/** Receives the library's messages that no object can hold: the reason a
+ * device or a scheduler could not be created (the object is gone). The
+ * library never writes to stdout or stderr itself. `message` is valid during
+ * the call only. */
+typedef void (*ws_log_fn)(void *user, ws_log_level level, const char *message);
+
 /** Embedding on Vulkan: the host application's own objects, which the device
  * uses instead of creating its own and never destroys (docs/install.md,
  * "Embedding"). Dispatchable Vulkan handles are pointers, so they travel as
@@ -62,6 +75,8 @@ typedef struct ws_device_config {
   int device_index;        /**< CUDA device / Vulkan physical device; -1 = default
                               (WS_VULKAN_DEVICE overrides for Vulkan) */
   int cpu_threads;         /**< OpenMP threads for the CPU backend; 0 = default */
+  ws_log_fn log;           /**< (optional) messages of this device and its schedulers */
+  void *log_user;          /**< passed to log */
   /** Embedding on CUDA (docs/install.md, "Embedding"): a cudaStream_t of the
    * host application. The device then enqueues everything on that stream,
    * in order with the application's own work on it, uses the device (and
@@ -81,8 +96,8 @@ ws_status ws_backend_parse(const char *name, ws_backend_kind *out);
  * device exists: ws_device_create answers that with WS_ENODEV). */
 bool ws_backend_compiled(ws_backend_kind backend);
 
-/** Opens a device as `config` says (NULL: the CPU) into *out, NULL on failure:
- * WS_ENODEV when the backend is not built or has no usable device,
+/** Opens a device as `config` says (NULL: the CPU) into *out, NULL on
+ * failure, with the reason sent to config->log: WS_ENODEV when the backend is not built or has no usable device,
  * WS_ECONFIG_ENUM for an unknown backend, WS_EINVAL for a malformed
  * embedding, WS_ENOMEM, WS_EBACKEND. */
 ws_status ws_device_create(const ws_device_config *config, ws_device **out);
@@ -203,6 +218,32 @@ typedef struct ws_aux_producer {
   uint32_t bound;           /**< b: most items one run for one frame publishes */
 } ws_aux_producer;
 
+/** A stage kernel of an auxiliary work described to the device loop: one
+ * launch of `kernel` over indices 0..count-1 with a fixed argument block
+ * (copied at registration). */
+typedef struct ws_aux_stage_kernel {
+  ws_kernel kernel;   /**< a WS_KERNEL entry (ws_kernel_find) */
+  const void *args;   /**< its argument block */
+  uint32_t args_size; /**< the kernel's argument struct, at most WS_MAX_KERNEL_ARGS */
+  uint32_t count;     /**< indices of the launch */
+} ws_aux_stage_kernel;
+
+/** What the device loop needs to run an auxiliary work without host calls
+ * (SPEC §2.2a): where its counts live in device memory and which kernel runs
+ * each stage. The drain stage of a blocked producer is the default, the
+ * first non-empty stage. ws_pool fills this for its works. */
+typedef struct ws_aux_device {
+  uint64_t live;         /**< device address of the uint32 live-count word */
+  uint32_t live_is_free; /**< non-zero: that word is the free count, L = C - (int32)word */
+  uint32_t reserved;     /**< 0 */
+  uint64_t stage_counts; /**< device address of uint32[S], the stage counts */
+  uint64_t error;        /**< 0, or a uint32 word counting errors the client's kernels
+                            detected (non-zero ends the dispatch: WS_EPROTO_CLIENT) */
+  uint64_t counters;     /**< 0, or uint64[2 S]: the loop adds each stage's dispatches
+                            and executed counts there (the client's own view) */
+  const ws_aux_stage_kernel *stages; /**< [S] */
+} ws_aux_device;
+
 /** Auxiliary work: one capacity owner. Required: name, capacity, producers, reset,
  * enqueue_count_readback, host_count, and dispatch or dispatch_stage.
  * NULL optional calls take the default in the comment (SPEC §3.3), which
@@ -237,6 +278,27 @@ typedef struct ws_aux_work {
    * stage's observed count; moves items between stages or terminates them,
    * never clones. */
   ws_status (*dispatch_stage)(void *user, uint32_t stage);
+
+  /** Materializable storage (docs/protocol.md, "Admission against storage"):
+   * for clients whose free slots are not all writable now, e.g. append
+   * allocation with holes below the extent. Both are asked only when the
+   * scheduler evaluates admission of a producer of this work, in this order.
+   * (optional) default: nothing. Storage-only work (compaction, reclaiming
+   * an empty extent), enqueued in stream order: no count may change. */
+  ws_status (*prepare_for_admission)(void *user);
+  /** (optional) default: C - L. The slots that can be materialized now,
+   * after prepare_for_admission: a <= C - L, and a == C when L == 0 (else
+   * WS_EPROTO_AVAILABILITY). Admission then also requires n*b <= a, and a
+   * producer blocked by storage forces a drain like one blocked by capacity;
+   * prepare_for_producer(required) is never called with required > a. */
+  ws_status (*available_slots)(void *user, uint32_t *available);
+
+  /** (optional) default: none, the work runs in the host loop only. With a
+   * device description, and none of admission_stage, prepare_for_producer,
+   * prepare_for_admission and available_slots (host calls a device loop
+   * cannot make), the work can run in the device loop; the host loop still
+   * uses the calls above. Copied at registration. */
+  const ws_aux_device *device;
 } ws_aux_work;
 
 /** The admission rule, in 64-bit: admit a producer of n frames with bound b
@@ -265,6 +327,13 @@ typedef enum ws_scheduler_kind {
   WS_SCHEDULER_MEGAKERNEL = 1 /**< every item from entry to end in one thread (baseline) */
 } ws_scheduler_kind;
 
+/** How the host knows the queue sizes at each iteration boundary (SPEC §1.3). */
+typedef enum ws_accounting {
+  WS_ACCOUNTING_MATERIALIZED = 0, /**< count the tokens and sort the slots every iteration */
+  WS_ACCOUNTING_INCREMENTAL = 1,  /**< device counts kept by publish kernels (greedy only) */
+  WS_ACCOUNTING_FUSED = 2         /**< count updates inside the kernels (greedy only) */
+} ws_accounting;
+
 /** The auxiliary-work protocol. */
 typedef enum ws_aux_protocol {
   WS_AUX_MULTI_STAGE = 0, /**< SPEC §3.3-3.4 */
@@ -272,14 +341,22 @@ typedef enum ws_aux_protocol {
                              exists for the red-baseline regression only */
 } ws_aux_protocol;
 
+/** Which loop makes the decisions (SPEC §2.2a, docs/loop.md). */
+typedef enum ws_loop_kind {
+  WS_LOOP_AUTO = 0,  /**< the device loop where the backend and every registered
+                        auxiliary work allow it, else the host loop */
+  WS_LOOP_HOST = 1,  /**< observe on the host every iteration (client callbacks) */
+  WS_LOOP_DEVICE = 2 /**< decisions on the device; creation or registration fails
+                        (WS_ECONFIG_LOOP) where that is impossible */
+} ws_loop_kind;
+
 /** How a scheduler runs (docs/loop.md); start from ws_scheduler_config_default(). */
 typedef struct ws_scheduler_config {
   ws_scheduler_kind kind;          /**< wavefront (default) or megakernel */
   uint32_t resident_frames;        /**< R, > 0 (wavefront) */
   uint32_t layout;                 /**< WS_LAYOUT_AOS or WS_LAYOUT_SOA */
   bool largest_first;              /**< greedy policy; false = all-queues */
-  bool incremental;                /**< device counts kept by publish kernels */
-  bool fused;                      /**< count updates inside the kernels (needs incremental) */
+  ws_accounting accounting;        /**< incremental and fused need largest_first */
   bool compaction;                 /**< keep live frames in a dense prefix */
   uint32_t refill_threshold;       /**< 0 = A/2, else min(value, A) */
   const char *const *refill_align; /**< continuation names; NULL = no list */
@@ -287,10 +364,25 @@ typedef struct ws_scheduler_config {
   uint32_t block_size;             /**< GPU threads per block; 0 = 128 */
   bool statistics;                 /**< also on with WS_STATS=1 */
   bool verify_queues;              /**< also on with WS_VERIFY_QUEUES=1 */
-  uint64_t iteration_limit;        /**< 0 = none */
+  uint64_t iteration_limit;        /**< passes through the loop (SPEC §2.2), and for the
+                                      megakernel continuation runs per item, before the
+                                      dispatch fails with WS_EITERATION_LIMIT: 0 =
+                                      WS_ITERATION_LIMIT_DEFAULT; WS_ITERATION_UNLIMITED
+                                      lifts it */
   ws_aux_protocol aux_protocol;    /**< multi-stage (default) or the legacy single-stage one */
   bool partial_admission;          /**< admit min(n, (C-L)/b) frames instead of draining */
+  ws_loop_kind loop;               /**< default WS_LOOP_AUTO */
+  uint32_t observe_interval;       /**< device loop: iterations between host
+                                      synchronizations; 0 = one per dispatch */
 } ws_scheduler_config;
+
+/** The iteration limit when the configuration says 0: no dispatch loops
+ * forever by default. 2^24 passes take minutes at the slowest host loop
+ * measured (~25 us per iteration); real dispatches need far fewer (the path
+ * tracer's 1080p render: about 1,700). */
+#define WS_ITERATION_LIMIT_DEFAULT (UINT64_C(1) << 24)
+/** ws_scheduler_config.iteration_limit: no limit. */
+#define WS_ITERATION_UNLIMITED UINT64_MAX
 
 /** Defaults: wavefront, R = 4096, AoS, greedy, incremental, compaction on. */
 ws_scheduler_config ws_scheduler_config_default(void);
@@ -339,6 +431,8 @@ typedef struct ws_dispatch_stats {
    * stream); -1 when statistics are off or the device cannot time (a Vulkan
    * queue family without timestamps). */
   double device_ms;
+  ws_loop_kind loop;        /**< the loop that ran: WS_LOOP_HOST or WS_LOOP_DEVICE */
+  uint64_t host_sync_count; /**< synchronizations the loop waited for */
 } ws_dispatch_stats;
 
 /** Whether statistics are collected (config or WS_STATS=1). */

@@ -324,6 +324,9 @@ static const ws_backend_ops cuda_ops = {
     /* .queue_compact = */ ws_cuda_queue_compact,
     /* .timer_mark = */ cuda_timer_mark,
     /* .timer_elapsed = */ cuda_timer_elapsed,
+    /* .loop_create = */ NULL,
+    /* .loop_run = */ NULL,
+    /* .loop_destroy = */ NULL,
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:
@@ -448,7 +451,6 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   if (!c)
     return ws_dev_fail(dev, WS_ENOMEM, WS_GPU_API_NAME ": no host memory for the backend state");
   c->device = index;
-  c->sm_count = prop.multiProcessorCount;
   c->grid_limit = grid_limit;
   c->queue_mode = mode;
   c->stream = borrowed;

@@ -16,6 +16,7 @@
  * VkDeviceCreateInfo enabled (none without it).
  */
 #include "../../core/alloc.h"
+#include "../registry.h"
 #include "vk_internal.h"
 
 #include <errno.h>
@@ -46,6 +47,8 @@ VK_WS_LAUNCH_AT_(slot_base, 72);
 VK_WS_LAUNCH_AT_(layout, 76);
 VK_WS_LAUNCH_AT_(flags, 80);
 VK_WS_LAUNCH_AT_(continuation_count, 84);
+VK_WS_LAUNCH_AT_(plan, 88);
+VK_WS_LAUNCH_AT_(limit, 96);
 _Static_assert(sizeof(ws_launch) <= VK_WS_PUSH_BYTES, "ws_launch travels in push constants");
 _Static_assert(WS_MAX_KERNEL_ARGS == VK_WS_PUSH_BYTES, "kernel arguments travel in push constants");
 _Static_assert(WS_LAYOUT_AOS == 0 && WS_LAYOUT_SOA == 1 && WS_LAUNCH_FUSED == 1u,
