@@ -50,6 +50,9 @@
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 
 /* ---- launch geometry ----
  * Every wavesched shader runs with local_size_x = the launch's block size
@@ -271,6 +274,30 @@ uint ws_atomic_add_u32(uint64_t addr, uint v) { return atomicAdd(ws_ref_uint32_t
 uint ws_atomic_sub_u32(uint64_t addr, uint v) { return atomicAdd(ws_ref_uint32_t(addr).v, 0u - v); }
 int ws_atomic_add_i32(uint64_t addr, int v) { return atomicAdd(ws_ref_int32_t(addr).v, v); }
 uint ws_atomic_max_u32(uint64_t addr, uint v) { return atomicMax(ws_ref_uint32_t(addr).v, v); }
+
+/* Warp-aggregated atomics (kernel.h ws_atomic_add_u32_agg): one atomic per
+ * distinct address per subgroup. The active invocations with the first
+ * active one's address combine (subgroup arithmetic over them), then the
+ * rest repeat; each gets the old value plain atomics in invocation order
+ * would have given it. */
+uint ws_atomic_add_u32_agg(uint64_t addr, uint v) {
+  uint result = 0u;
+  const uvec2 a = unpackUint2x32(addr);
+  for (;;) {
+    const uvec2 first = uvec2(subgroupBroadcastFirst(a.x), subgroupBroadcastFirst(a.y));
+    if (a == first) {
+      const uint below = subgroupExclusiveAdd(v);
+      const uint total = subgroupAdd(v);
+      uint base = 0u;
+      if (subgroupElect())
+        base = atomicAdd(ws_ref_uint32_t(addr).v, total);
+      result = subgroupBroadcastFirst(base) + below;
+      break;
+    }
+  }
+  return result;
+}
+int ws_atomic_add_i32_agg(uint64_t addr, int v) { return int(ws_atomic_add_u32_agg(addr, uint(v))); }
 uint ws_atomic_exch_u32(uint64_t addr, uint v) { return atomicExchange(ws_ref_uint32_t(addr).v, v); }
 uint ws_atomic_cas_u32(uint64_t addr, uint expect, uint v) {
   return atomicCompSwap(ws_ref_uint32_t(addr).v, expect, v);
@@ -425,10 +452,11 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
       tframe##_ws_store(f, WS_LAUNCH.frames, WS_LAUNCH.field_offsets, WS_LAUNCH.layout_, slot); \
     WS_PTR(uint32_t, WS_LAUNCH.tokens)[slot] = next;                                       \
     if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u) {                                       \
+      /* one atomic per distinct queue per subgroup (kernel.h ws_fused_count_) */          \
       if (WS_LAUNCH.src != 0u)                                                             \
-        ws_atomic_sub_u32(WS_ADDR(uint32_t, counts, WS_LAUNCH.src), 1u);                   \
+        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, WS_LAUNCH.src), 0xffffffffu);      \
       if (next != WS_TERMINATE)                                                            \
-        ws_atomic_add_u32(WS_ADDR(uint32_t, counts, next), 1u);                            \
+        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
     }                                                                                      \
   }
 

@@ -122,6 +122,48 @@ static inline float ws_atomic_add_f32(float *p, float v) {
 }
 #endif
 
+/* ---- warp-aggregated atomics ----
+ * ws_atomic_add_u32_agg(p, v) / ws_atomic_add_i32_agg(p, v): *p += v with
+ * the same result as plain atomics taken in lane order, but on GPUs one
+ * atomic per distinct address per warp: the lanes that arrive together and
+ * name the same word combine (their values summed, each lane's old value
+ * reconstructed from the leader's result and the lanes below it). Use them
+ * where many lanes hit a few words — counters, a shared free list, queue
+ * counts: per-lane atomics on one 32-byte sector serialize in L2 (on the
+ * H200 the path tracer's shadow stages ran 3x slower with them,
+ * docs/cuda.md). Plain atomics on the CPU. Every lane may pass its own p and
+ * v; lanes that diverged combine in their own groups, each exact. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && !defined(__HIPCC__)
+WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) {
+  const unsigned active = __activemask();
+  const unsigned peers = __match_any_sync(active, (unsigned long long)(uintptr_t)p);
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const int leader = __ffs((int)peers) - 1;
+  /* inclusive sum of v over the peers, in lane order */
+  uint32_t below = 0, total = 0;
+  for (unsigned m = peers; m; m &= m - 1u) {
+    const int l = __ffs((int)m) - 1;
+    const uint32_t x = __shfl_sync(peers, v, l);
+    total += x;
+    if ((unsigned)l < lane)
+      below += x;
+  }
+  uint32_t base = 0;
+  if ((int)lane == leader)
+    base = atomicAdd(p, total);
+  base = __shfl_sync(peers, base, leader);
+  return base + below;
+}
+#else
+WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) {
+  return ws_atomic_add_u32(p, v);
+}
+#endif
+WS_DEVICE static inline int32_t ws_atomic_add_i32_agg(int32_t *p, int32_t v) {
+  return (int32_t)ws_atomic_add_u32_agg((uint32_t *)p, (uint32_t)v);
+}
+
 /* Fused accounting: a frame leaves queue `src` (0: the entry, whose count
  * the host keeps) and joins queue `next` (WS_TERMINATE: none). Every frame
  * of a launch has the same src, and next takes a handful of values, so on

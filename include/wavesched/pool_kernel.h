@@ -79,10 +79,12 @@ WS_DEVICE static inline int ws_pool_in_stage(const ws_pool_view *v, uint32_t slo
 /** Takes a free slot for a new item in `stage`; WS_POOL_NONE (and an error
  * counted) when the pool is full, which admission makes impossible for a
  * producer that keeps its declared bound. Write the payload after. */
+/* The state words' atomics are warp-aggregated (kernel.h): every lane of a
+ * stage kernel or producer hits the same few words. */
 WS_DEVICE static inline uint32_t ws_pool_publish(const ws_pool_view *v, uint32_t stage) {
   int32_t *free_count = WS_PTR(int32_t, v->state);
   uint32_t *state = WS_PTR(uint32_t, v->state);
-  int32_t old = ws_atomic_add_i32(free_count, -1);
+  int32_t old = ws_atomic_add_i32_agg(free_count, -1);
   if (old <= 0) {
     ws_atomic_add_i32(free_count, 1);
     ws_atomic_add_u32(&state[1], 1u);
@@ -90,7 +92,7 @@ WS_DEVICE static inline uint32_t ws_pool_publish(const ws_pool_view *v, uint32_t
   }
   uint32_t slot = WS_PTR(const uint32_t, v->stack)[old - 1];
   WS_PTR(uint32_t, v->tokens)[slot] = stage + 1u;
-  ws_atomic_add_u32(&state[2 + stage], 1u);
+  ws_atomic_add_u32_agg(&state[2 + stage], 1u);
   return slot;
 }
 
@@ -101,8 +103,8 @@ WS_DEVICE static inline void ws_pool_move(const ws_pool_view *v, uint32_t slot, 
   uint32_t *state = WS_PTR(uint32_t, v->state);
   WS_PTR(uint32_t, v->tokens)[slot] = to + 1u;
   if (to != from) {
-    ws_atomic_sub_u32(&state[2 + from], 1u);
-    ws_atomic_add_u32(&state[2 + to], 1u);
+    ws_atomic_add_u32_agg(&state[2 + from], (uint32_t)-1);
+    ws_atomic_add_u32_agg(&state[2 + to], 1u);
   }
 }
 
@@ -112,8 +114,8 @@ WS_DEVICE static inline void ws_pool_release(const ws_pool_view *v, uint32_t slo
   int32_t *free_count = WS_PTR(int32_t, v->state);
   uint32_t *state = WS_PTR(uint32_t, v->state);
   WS_PTR(uint32_t, v->tokens)[slot] = 0u;
-  ws_atomic_sub_u32(&state[2 + from], 1u);
-  int32_t pos = ws_atomic_add_i32(free_count, 1);
+  ws_atomic_add_u32_agg(&state[2 + from], (uint32_t)-1);
+  int32_t pos = ws_atomic_add_i32_agg(free_count, 1);
   if (pos < 0 || (uint32_t)pos >= v->capacity) {
     ws_atomic_add_u32(&state[1], 1u);
     return;

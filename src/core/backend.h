@@ -74,7 +74,10 @@ typedef struct ws_loop_stage {
  *     the stage kernel at index first_stat(w) + s; NONE = nothing.
  * Every launch reads its sizes from the state when it runs. */
 typedef struct ws_loop_desc {
-  uint64_t state;               /* device address of the ws_dstate (decide.h) */
+  uint64_t state;               /* device address of the ws_dstate (decide.h), the first of
+                                   state_bytes bytes that also hold the works' records, their
+                                   arrays and the statistics (loop_device.c) */
+  uint32_t state_bytes;         /* a multiple of 8 */
   const ws_module_entry *entry; /* the coroutine */
   ws_launch launch;             /* template of its launches (plan = &state->plan) */
   ws_queue_args queue;          /* the scheduler's buffers (per-call fields unused) */

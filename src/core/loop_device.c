@@ -103,6 +103,7 @@ static ws_status build(ws_scheduler *s) {
   memset(&desc, 0, sizeof desc);
   const uint64_t base = ws_buffer_address(l->mem);
   desc.state = base;
+  desc.state_bytes = (uint32_t)l->size;
   desc.entry = s->entry;
   ws_launch *ln = &desc.launch;
   ln->args = ws_buffer_address(s->args);

@@ -231,6 +231,13 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   if (!dev || !co)
     return WS_EINVAL;
   ws_scheduler_config cfg = config ? *config : ws_scheduler_config_default();
+  /* WS_LOOP=host|device overrides the loop of every scheduler (comparisons
+   * without rebuilding a program); anything else leaves the config's choice */
+  const char *loop_env = getenv("WS_LOOP");
+  if (loop_env && strcmp(loop_env, "host") == 0)
+    cfg.loop = WS_LOOP_HOST;
+  else if (loop_env && strcmp(loop_env, "device") == 0)
+    cfg.loop = WS_LOOP_DEVICE;
   ws_scheduler *s = ws_calloc(1, sizeof *s);
   if (!s)
     return WS_ENOMEM;
@@ -390,7 +397,9 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
           d.max_active_count, d.elapsed_ms);
   if (d.device_ms >= 0)
     fprintf(f, " (device %.3f ms)", d.device_ms);
-  fputc('\n', f);
+  fprintf(f, "; %s loop, %" PRIu64 " host synchronization%s\n",
+          d.loop == WS_LOOP_DEVICE ? "device" : "host", d.host_sync_count,
+          d.host_sync_count == 1 ? "" : "s");
   if (s->aux_count)
     fprintf(f, "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
                " blocked iterations\n",

@@ -324,9 +324,15 @@ static const ws_backend_ops cuda_ops = {
     /* .queue_compact = */ ws_cuda_queue_compact,
     /* .timer_mark = */ cuda_timer_mark,
     /* .timer_elapsed = */ cuda_timer_elapsed,
+#if WS_GPU_HAVE_GRAPH_LOOP
+    /* .loop_create = */ ws_cuda_loop_create,
+    /* .loop_run = */ ws_cuda_loop_run,
+    /* .loop_destroy = */ ws_cuda_loop_destroy,
+#else
     /* .loop_create = */ NULL,
     /* .loop_run = */ NULL,
     /* .loop_destroy = */ NULL,
+#endif
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:

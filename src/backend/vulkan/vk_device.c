@@ -86,6 +86,21 @@ static const char *unusable(VkPhysicalDevice pd, uint32_t *family) {
     return "it lacks the shaderInt64 feature";
   if (!q.v12.scalarBlockLayout)
     return "it lacks the scalarBlockLayout feature";
+  /* kernel.glsl's aggregated atomics: subgroup basic, arithmetic and ballot
+   * operations in compute shaders */
+  VkPhysicalDeviceSubgroupProperties sg;
+  memset(&sg, 0, sizeof sg);
+  sg.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  VkPhysicalDeviceProperties2 p2;
+  memset(&p2, 0, sizeof p2);
+  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  p2.pNext = &sg;
+  vkGetPhysicalDeviceProperties2(pd, &p2);
+  const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                      VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                      VK_SUBGROUP_FEATURE_BALLOT_BIT;
+  if (!(sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) || (sg.supportedOperations & need) != need)
+    return "its compute shaders lack subgroup basic, arithmetic or ballot operations";
   /* Count first, as the API expects; devices have a handful of families,
    * and the first compute one among the first 64 is the one used. */
   VkQueueFamilyProperties qf[64];
