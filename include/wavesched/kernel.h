@@ -156,10 +156,14 @@ WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) 
   return base + below;
 }
 #else
+/** *p += v, warp-aggregated on GPUs (one atomic per distinct address per
+ * warp), a plain atomic on the CPU; returns the old value as plain atomics
+ * taken in lane order would. */
 WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) {
   return ws_atomic_add_u32(p, v);
 }
 #endif
+/** ws_atomic_add_u32_agg on a signed word. */
 WS_DEVICE static inline int32_t ws_atomic_add_i32_agg(int32_t *p, int32_t v) {
   return (int32_t)ws_atomic_add_u32_agg((uint32_t *)p, (uint32_t)v);
 }
