@@ -1,4 +1,5 @@
-/* wavesched — writing kernels in portable C (one source for CPU and CUDA).
+/** @file
+ * wavesched — writing kernels in portable C (one source for CPU and CUDA).
  *
  * A kernel source file (conventionally `*.kern.h`) is included by one C
  * translation unit and, when CUDA is built, by one .cu translation unit; the
@@ -46,16 +47,23 @@
 #define WS_MODULE_SUFFIX_ _module_cuda
 #define WS_MODULE_BACKEND_ WS_BACKEND_CUDA
 #else
+/** 1 when the kernel source is compiled for a GPU (CUDA or HIP), 0 for the CPU backend. */
 #define WS_KERNEL_GPU 0
+/** Marks a function kernels call (`__device__` on the GPU, nothing in C). */
 #define WS_DEVICE
+/** Marks a function both the host and kernels call (`__host__ __device__` on the GPU). */
 #define WS_HOST_DEVICE
 #define WS_FORCEINLINE_ inline
+/** `extern "C"` in the CUDA translation unit, nothing in C: the module tables' linkage. */
 #define WS_EXTERN_C
 #define WS_MODULE_SUFFIX_ _module_cpu
 #define WS_MODULE_BACKEND_ WS_BACKEND_CPU
 #endif
 
+/** What a continuation returns to end its item. */
 #define WS_TERMINATE 0u
+/** The device address `addr` (a uint64_t: ws_buffer_address, argument
+ * fields) as a `type *`. */
 #define WS_PTR(type, addr) ((type *)(uintptr_t)(addr))
 
 #define WS_CAT2_(a, b) a##b
@@ -74,28 +82,36 @@ WS_DEVICE static inline uint32_t ws_atomic_cas_u32(uint32_t *p, uint32_t expect,
 }
 WS_DEVICE static inline float ws_atomic_add_f32(float *p, float v) { return atomicAdd(p, v); }
 #else
+/** *p += v, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_add_u32(uint32_t *p, uint32_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+/** *p -= v, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_sub_u32(uint32_t *p, uint32_t v) {
   return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
 }
+/** *p += v on a signed word, atomically (relaxed); returns the old value. */
 static inline int32_t ws_atomic_add_i32(int32_t *p, int32_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+/** *p = max(*p, v), atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_max_u32(uint32_t *p, uint32_t v) {
   uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (old < v && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
   return old;
 }
+/** *p = v, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_exch_u32(uint32_t *p, uint32_t v) {
   return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
 }
+/** *p = v if *p == expect, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_cas_u32(uint32_t *p, uint32_t expect, uint32_t v) {
   __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expect;
 }
+/** *p += v on a float, atomically (relaxed; a compare-and-swap loop on the
+ * CPU); returns the old value. */
 static inline float ws_atomic_add_f32(float *p, float v) {
   float old, want;
   __atomic_load(p, &old, __ATOMIC_RELAXED);
@@ -140,10 +156,14 @@ WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) 
   return base + below;
 }
 #else
+/** *p += v, warp-aggregated on GPUs (one atomic per distinct address per
+ * warp), a plain atomic on the CPU; returns the old value as plain atomics
+ * taken in lane order would. */
 WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) {
   return ws_atomic_add_u32(p, v);
 }
 #endif
+/** ws_atomic_add_u32_agg on a signed word. */
 WS_DEVICE static inline int32_t ws_atomic_add_i32_agg(int32_t *p, int32_t v) {
   return (int32_t)ws_atomic_add_u32_agg((uint32_t *)p, (uint32_t)v);
 }
@@ -183,6 +203,9 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #define WS_FRAME_DECL_(type, name) type name;
 #define WS_FRAME_COUNT_(type, name) +1
 #define WS_FRAME_BYTES_(type, name) +sizeof(type)
+/** Declares the frame struct `tname` from the X-macro list FIELDS (X(type,
+ * name) per field) and its AoS/SoA load and store for the coroutine
+ * wrappers; the host describes the same frame with WS_FRAME_DESC. */
 #define WS_FRAME(tname, FIELDS)                                                         \
   typedef struct tname {                                                                \
     FIELDS(WS_FRAME_DECL_)                                                              \
@@ -328,6 +351,11 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     return slot < scan && WS_PTR(const uint32_t, p->tokens)[slot] == src;               \
   }
 
+/** Defines coroutine `co` with frame `tframe`, arguments `targs`, entry
+ * function `entry_fn` and continuation list CONTS (X(index, function,
+ * "name") in index order 1..K): its step kernel (one continuation over a
+ * queue's frames), its device-loop launchers and its megakernel (every item
+ * from entry to end), for WS_MODULE_COROUTINE(co). */
 #define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
   WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
   WS_CORO_RUN_(co, tframe, targs)                                                       \
@@ -364,6 +392,10 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
 
 /* ---- plain kernels ---- */
+/** Defines plain kernel `name` over indices `ivar` < n, with a by-value
+ * argument struct `targs` seen as `const targs *avar`; the function body
+ * follows the macro. Launch it with ws_kernel_launch after
+ * WS_MODULE_KERNEL(name). */
 #define WS_KERNEL(name, targs, ivar, avar)                                              \
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar);                \
   WS_DEVICE static void name##_ws_call(const targs *a_, uint32_t i_) { name##_ws_body(i_, a_); } \
@@ -621,7 +653,10 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
 #else
 #define WS_MODULE_TABLE_CONST_ const
 #endif
+/** Starts module `m`'s table: WS_MODULE_COROUTINE and WS_MODULE_KERNEL
+ * entries follow, WS_MODULE_END closes it. */
 #define WS_MODULE_BEGIN(m) static WS_MODULE_TABLE_CONST_ ws_module_entry m##_ws_entries_[] = {
+/** The module entry of coroutine `co` (WS_COROUTINE). */
 #define WS_MODULE_COROUTINE(co)                                                         \
   {#co,                                                                                 \
    WS_ENTRY_COROUTINE,                                                                  \
@@ -637,8 +672,11 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
    (uint32_t)co##_ws_frame_fields,                                                      \
    (uint32_t)co##_ws_frame_field_bytes,                                                 \
    co##_ws_dev_launch},
+/** The module entry of plain kernel `k` (WS_KERNEL). */
 #define WS_MODULE_KERNEL(k)                                                             \
   {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+/** Ends module `m`'s table and defines `const ws_module m_module_cpu` (C) or
+ * `m_module_cuda` (CUDA), which the generated `m_modules` set lists. */
 #define WS_MODULE_END(m)                                                                \
   }                                                                                     \
   ;                                                                                     \

@@ -1,4 +1,5 @@
-/* wavesched — status codes.
+/** @file
+ * wavesched — status codes.
  *
  * Every fallible call returns a ws_status: 0 on success, a negative code on
  * failure. The codes come from one X-macro table so that the enum, the names
@@ -10,11 +11,16 @@
 #ifndef WAVESCHED_STATUS_H
 #define WAVESCHED_STATUS_H
 
+#include "wavesched/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
-/* X(NAME, value, "message") */
+/** The status table, one X(NAME, value, "message") per code: the enum
+ * ws_status (WS_NAME = value), ws_status_name() and ws_strerror() are all
+ * generated from it. docs/errors.md says which call returns which code. */
 #define WS_STATUS_MAP(X)                                                                   \
   X(OK, 0, "success")                                                                      \
   X(EINVAL, -1, "invalid argument")                                                        \
@@ -60,17 +66,21 @@ extern "C" {
   X(EPROTO_AVAILABILITY, -71, "available slots exceed the free capacity, or an empty work "  \
                               "is not fully available")
 
+/** What every fallible call returns: WS_OK (0) or a negative code from
+ * WS_STATUS_MAP (WS_EINVAL, WS_ENOMEM, ..., WS_ESTALL). */
 typedef enum ws_status {
 #define WS_STATUS_ENUM_(name, value, msg) WS_##name = (value),
   WS_STATUS_MAP(WS_STATUS_ENUM_)
 #undef WS_STATUS_ENUM_
 } ws_status;
 
-/* "WS_EINVAL" etc.; "WS_UNKNOWN" for a value not in the table. */
+/** The code's name, "WS_EINVAL" etc.; "WS_UNKNOWN" for a value not in the table. */
 const char *ws_status_name(ws_status status);
-/* One-line description of the code (not of the failing call). */
+/** One-line description of the code (not of the failing call: see the
+ * object's last-error message for that). */
 const char *ws_strerror(ws_status status);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

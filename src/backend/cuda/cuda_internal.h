@@ -86,6 +86,7 @@ typedef enum ws_cuda_queue_mode {
 typedef struct ws_cuda {
   int device; /* CUDA ordinal */
   cudaStream_t stream;
+  bool stream_borrowed; /* the application's stream (embedding): never destroyed here */
   uint32_t grid_limit; /* most blocks per queue kernel (WS_CUDA_GRID_LIMIT) */
   ws_cuda_queue_mode queue_mode;
   uint32_t *ctl;           /* device control block [WS_CTL_WORDS] */
