@@ -289,17 +289,21 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     return WS_GPU_LAST_ERROR();                                                         \
   }
 #else
-/* Small launches stay on the calling thread: an OpenMP fork costs more than
- * a few thousand trivial items, and on a loaded machine far more. */
+/* Runs body(args, begin, end) over chunks of 0..n-1 on the CPU device's
+ * threads (`stream` is the device's pool, which the CPU backend passes;
+ * NULL runs everything on the caller). Launches of fewer than 4096 indices
+ * run on the caller. Defined by the CPU backend (src/backend/cpu/cpu_pool.c). */
+int ws_cpu_parallel_for(void *stream, uint32_t n, const void *args,
+                        void (*body)(const void *args, uint32_t begin, uint32_t end));
 #define WS_LAUNCHER_(lname, fn, T)                                                      \
+  static void lname##_range(const void *args, uint32_t begin, uint32_t end) {           \
+    const T *a_ = (const T *)args;                                                      \
+    for (uint32_t i_ = begin; i_ < end; ++i_)                                           \
+      fn(a_, i_);                                                                       \
+  }                                                                                     \
   static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
     (void)block;                                                                        \
-    (void)stream;                                                                       \
-    const T *a_ = (const T *)args;                                                      \
-    _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
-    for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
-      fn(a_, (uint32_t)i_);                                                             \
-    return 0;                                                                           \
+    return ws_cpu_parallel_for(stream, n, args, lname##_range);                         \
   }
 #endif
 

@@ -98,6 +98,16 @@ typedef struct ws_backend_ops {
    * the device milliseconds between them. */
   ws_status (*timer_mark)(ws_device *dev, bool end);
   ws_status (*timer_elapsed)(ws_device *dev, double *ms);
+
+  /* (optional) default: nothing known, no check. Device memory the next
+   * buffer_alloc calls can still use (*available) and the largest single
+   * buffer the device allows (*largest), in bytes; UINT64_MAX for a figure
+   * the backend does not know. The core checks sizes against them before it
+   * allocates or fills anything (ws_buffer_create, ws_scheduler_create,
+   * ws_pool_create). A snapshot: an allocation may still fail afterwards.
+   * A query, never a failure point: the fault wrapper forwards it without
+   * counting, and the core treats an error as "nothing known". */
+  ws_status (*memory_available)(ws_device *dev, uint64_t *available, uint64_t *largest);
 } ws_backend_ops;
 
 #endif

@@ -20,7 +20,7 @@ out=${WS_FUZZ_BUILD:-$root/build-rel-fuzz}
 cc=${CC:-clang}
 mkdir -p "$out/corpus"
 
-srcs=("$root"/src/core/*.c "$root/src/backend/cpu/cpu_backend.c"
+srcs=("$root"/src/core/*.c "$root"/src/backend/cpu/*.c
       "$root/src/backend/cuda/cuda_absent.c" "$root/src/backend/vulkan/vulkan_absent.c"
       "$here/fz_kernels_cpu.c" "$here/fz_harness.c" "$here/fz_libfuzzer.c")
 flags=(-std=c11 -g -O1 -fopenmp -fno-omit-frame-pointer
