@@ -686,6 +686,13 @@ static void test_endless_item(void **state) {
                {WS_SCHEDULER_MEGAKERNEL, 0, "iteration limit 16777216"},
                {WS_SCHEDULER_WAVEFRONT, 1000, "iteration limit 1000"}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    /* lavapipe ends a shader invocation's loops after about 65,535
+     * iterations (docs/vulkan.md): the item stops long before 2^24 runs */
+    if (cases[k].limit == 0 && strstr(ws_device_name(g_dev), "llvmpipe")) {
+      printf("  megakernel, limit 0: skipped on %s (its loops stop at ~65,535 iterations)\n",
+             ws_device_name(g_dev));
+      continue;
+    }
     rig r;
     rig_init(&r, g_dev, 2, 0, 8, false);
     EXPECT(rig_create(&r), WS_OK);
@@ -1201,15 +1208,31 @@ static void test_contract_gaps(void **state) {
     if (!contains(msg, cases[i].message))
       fail_msg("%s: message '%s' lacks '%s'", cases[i].what, msg, cases[i].message);
   }
-  /* a device allocation that fails names the buffer and the reason */
+  /* every device allocation that fails (each in turn) names the buffer and
+   * the backend's reason, and leaks nothing */
   ws_device *d = counting_device();
-  EXPECT(ws_testing_fail_backend_after(d, 4), WS_OK); /* tokens, stack, state, payload */
-  p = ppoison;
   pc = good;
-  EXPECT(ws_pool_create(d, &pc, &p), WS_EDEVMEM);
-  assert_null(p);
-  assert_true(contains(ws_device_last_error(d), "cannot allocate its payload"));
-  assert_true(contains(ws_device_last_error(d), "injected fault in buffer_alloc"));
+  unsigned long n = 1;
+  for (;; ++n) {
+    const unsigned long live = ws_testing_live_allocations();
+    EXPECT(ws_testing_fail_backend_after(d, n), WS_OK);
+    p = ppoison;
+    const ws_status st = ws_pool_create(d, &pc, &p);
+    if (st == WS_OK) {
+      ws_pool_destroy(p);
+      break;
+    }
+    assert_true(st == WS_EDEVMEM || st == WS_ENOMEM);
+    assert_null(p);
+    assert_int_equal(ws_testing_live_allocations(), live);
+    const char *msg = ws_device_last_error(d);
+    if (!contains(msg, "ws_pool_create: pool 'gap': cannot allocate its ") ||
+        strlen(msg) < 60)
+      fail_msg("backend call %lu failed: message '%s'", n, msg);
+    if (n == 1)
+      printf("  backend call 1 failed: %s\n", msg);
+  }
+  printf("  every one of its %lu backend calls failed in turn: a message each\n", n - 1);
   ws_device_destroy(d);
 }
 
@@ -1243,7 +1266,8 @@ static void test_sizes_before_memory(void **state) {
     assert_null(s);
     assert_int_equal(ws_testing_backend_calls(d), 0);
     assert_true(contains(ws_device_last_error(d), "resident_frames 4294967295"));
-    assert_true(contains(ws_device_last_error(d), "bytes of device memory needed"));
+    assert_true(contains(ws_device_last_error(d), "bytes of device memory needed") ||
+                contains(ws_device_last_error(d), "exceeds the largest"));
   }
   /* the pool: C x stride = (2^32 - 1) x 2^16 bytes of payload */
   static const char *const one[] = {"only"};
