@@ -191,10 +191,13 @@ int ws_cpu_parallel_for(void *stream, uint32_t n, const void *args, ws_cpu_body 
     body(args, 0, n);
     return 0;
   }
-  /* Four chunks per thread: an uneven kernel still spreads, and a thread
-   * that is descheduled mid-chunk holds up at most a quarter of its share. */
-  const uint32_t parts = 4u * (uint32_t)(p->started + 1);
-  const uint32_t chunk = (n + parts - 1u) / parts;
+  /* Sixteen chunks per thread (at least 256 indices each): an uneven
+   * kernel still spreads, and a thread descheduled mid-chunk (a loaded
+   * machine) holds the launch up by a sixteenth of its share at most. */
+  const uint32_t parts = 16u * (uint32_t)(p->started + 1);
+  uint32_t chunk = (n + parts - 1u) / parts;
+  if (chunk < 256u)
+    chunk = 256u;
   pthread_mutex_lock(&p->mu);
   const uint32_t job = p->job + 1u == 0 ? 1u : p->job + 1u; /* 0 is "none seen" */
   p->job = job;
