@@ -21,6 +21,16 @@
  * small cannot commit a harmful amount before its allocation fails. */
 #define WS_MEM_CHECK_MIN ((uint64_t)1 << 20)
 
+/* Sizes saturate at UINT64_MAX instead of wrapping: a sum of user-derived
+ * sizes (R x a 4 GiB frame, 32 SoA arrays, C x a 4 GiB stride) can pass
+ * 2^64, and a wrapped sum would pass the check. */
+static inline uint64_t ws_mem_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+static inline uint64_t ws_mem_mul(uint64_t a, uint64_t b) {
+  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* The device's memory figures (backend.h memory_available); both
  * WS_MEM_UNKNOWN when the backend has no query or the query failed. */
 void ws_dev_memory(ws_device *dev, uint64_t *available, uint64_t *largest);

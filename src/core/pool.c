@@ -157,7 +157,7 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   /* Sizes in 64 bits, checked before anything is allocated or written:
    * C x stride reaches 2^64 - 2^33 + 1 for legal values. */
   const uint64_t payload = (uint64_t)C * stride, words = 4u * (uint64_t)C;
-  const uint64_t device = 2u * words + (2u + (uint64_t)S) * 4u + payload;
+  const uint64_t device = ws_mem_add(payload, 2u * words + (2u + (uint64_t)S) * 4u);
   char what[160];
   snprintf(what, sizeof what, "capacity %u x payload_stride %u = %" PRIu64 " payload bytes", C,
            stride, payload);

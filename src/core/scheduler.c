@@ -164,10 +164,11 @@ static uint64_t layout_soa(ws_scheduler *s) {
   for (uint32_t i = 0; i < fd->field_count; ++i) {
     const ws_frame_field *f = &fd->fields[order[i]];
     uint64_t al = f->align ? f->align : 1;
-    off = (off + al - 1) / al * al;
+    off = ws_mem_add(off, al - 1) / al * al;
     s->soa_offsets[order[i]] = off;
     s->field_sizes[order[i]] = f->size;
-    off += (uint64_t)s->R * f->size;
+    /* saturating: check_sizes then refuses what cannot exist */
+    off = ws_mem_add(off, ws_mem_mul(s->R, f->size));
   }
   return off;
 }
@@ -188,9 +189,10 @@ static ws_status check_sizes(ws_scheduler *s, uint64_t frame_bytes) {
   const uint64_t R = s->R, words = WS_COUNTS_WORDS((uint64_t)s->K);
   /* frames; ids, tokens, slots, scratch; counts, offsets, verification
    * counts; counter, arguments, SoA offsets */
-  const uint64_t device = frame_bytes + 4u * 4u * R + 3u * 4u * words + 16u +
-                          (s->coro.args_size ? s->coro.args_size : 4u) +
-                          (uint64_t)sizeof s->soa_offsets;
+  const uint64_t device =
+      ws_mem_add(frame_bytes, 4u * 4u * R + 3u * 4u * words + 16u +
+                                  (s->coro.args_size ? s->coro.args_size : 4u) +
+                                  (uint64_t)sizeof s->soa_offsets);
   const uint64_t largest = frame_bytes > 4u * R ? frame_bytes : 4u * R;
   char what[160];
   snprintf(what, sizeof what,
@@ -220,7 +222,7 @@ static ws_status reserve(ws_scheduler *s) {
   ws_status st;
   uint64_t frame_bytes = s->cfg.layout == WS_LAYOUT_SOA
                              ? layout_soa(s)
-                             : (uint64_t)R * s->coro.frame->size;
+                             : ws_mem_mul(R, s->coro.frame->size);
   if (s->cfg.layout != WS_LAYOUT_SOA) {
     for (uint32_t i = 0; i < s->coro.frame->field_count; ++i)
       s->field_sizes[i] = s->coro.frame->fields[i].size;

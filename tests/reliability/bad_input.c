@@ -1283,6 +1283,37 @@ static void test_sizes_before_memory(void **state) {
   assert_int_equal(ws_testing_backend_calls(d), 0);
   assert_int_equal(ws_testing_live_allocations(), live);
   assert_true(contains(ws_device_last_error(d), "capacity 4294967295 x payload_stride 65536"));
+  /* sizes whose 64-bit sum would wrap: 32 SoA arrays of 2^32 - 1 frames of
+   * 2^32 - 1 bytes, described against a module that records no frame size
+   * (as a Vulkan-only module would), so that creation cannot compare it */
+  const ws_module *cpu = fz_kernels_modules.by_backend[g_backend];
+  ws_module_entry entries[4];
+  assert_true(cpu->entry_count <= 4);
+  memcpy(entries, cpu->entries, cpu->entry_count * sizeof *entries);
+  for (uint32_t i = 0; i < cpu->entry_count; ++i)
+    entries[i].frame_size = entries[i].frame_fields = entries[i].frame_field_bytes = 0;
+  ws_module bare = *cpu;
+  bare.entries = entries;
+  ws_module_set set;
+  memset(&set, 0, sizeof set);
+  set.by_backend[g_backend] = &bare;
+  ws_frame_field fields[WS_MAX_FRAME_FIELDS];
+  for (uint32_t i = 0; i < WS_MAX_FRAME_FIELDS; ++i)
+    fields[i] = (ws_frame_field){"huge", UINT32_MAX, 1};
+  const ws_frame_desc huge = {UINT32_MAX, 1, WS_MAX_FRAME_FIELDS, fields};
+  ws_coroutine_desc co = rig_coroutine;
+  co.modules = &set;
+  co.frame = &huge;
+  for (uint32_t layout = WS_LAYOUT_AOS; layout <= WS_LAYOUT_SOA; ++layout) {
+    c.layout = layout;
+    s = (ws_scheduler *)(uintptr_t)8;
+    EXPECT(ws_scheduler_create(d, &co, &c, &s), WS_EDEVMEM);
+    assert_null(s);
+    assert_int_equal(ws_testing_backend_calls(d), 0);
+    printf("  %s, 2^32 - 1 frames of 32 x (2^32 - 1) bytes: %s\n",
+           layout ? "SoA" : "AoS", ws_device_last_error(d));
+    assert_true(contains(ws_device_last_error(d), "resident_frames 4294967295"));
+  }
   /* a single buffer */
   ws_buffer *b = (ws_buffer *)(uintptr_t)8;
   EXPECT(ws_buffer_create(d, (size_t)1 << 62, &b), WS_EDEVMEM);
