@@ -30,7 +30,10 @@
  * N = (allocations or calls of a clean run) + 1 must hit no fault and pass.
  *
  * Usage: fault_injection --backend cpu|cuda|vulkan [--verbose] [--stride S]
- *                        [--check-doc FILE]
+ *                        [--fresh-device] [--check-doc FILE]
+ * --fresh-device opens a device per scenario, so that its open and its lazy
+ * caches (CUB's temporary storage with WS_CUDA_QUEUES=cub, Vulkan pipelines)
+ * are swept too: for CUDA on the GPU machine (cheap there, slow on lavapipe).
  * --stride S fails every backend call up to the first dispatch (where every
  * allocation of the scenario is) but only every S-th one after it; the
  * default is 1, and 5 on lavapipe (a CPU-emulated Vulkan device, where the
@@ -55,6 +58,9 @@ static ws_backend_kind g_backend = WS_BACKEND_CPU;
 static int g_verbose;
 static unsigned long g_stride = 1;
 static ws_device *g_dev; /* the scenario sweep's device */
+static bool g_fresh;     /* --fresh-device: each scenario opens its own */
+
+static ws_status open_device(ws_device **out);
 
 /* The summary table (--check-doc): one row per sweep. */
 static char g_table[8192];
@@ -243,10 +249,23 @@ static void scenario(const variant *v, fault_kind kind, unsigned long n, outcome
   ws_device *dev = g_dev;
   ws_scheduler *s = NULL;
   rig r;
+  memset(&r, 0, sizeof r);
   if (kind == FAULT_ALLOC)
     ws_testing_fail_alloc_after(n);
-  /* the wrapper stays installed (and counting) for the whole sweep */
-  assert_int_equal(ws_testing_fail_backend_after(dev, kind == FAULT_BACKEND ? n : 0), WS_OK);
+  if (g_fresh) {
+    /* the device's open and its lazy caches (CUB storage, Vulkan
+     * pipelines) are then part of every scenario */
+    ws_testing_fail_next_device_after(kind == FAULT_BACKEND ? n : 0);
+    dev = NULL;
+    if (!chk(o, open_device(&dev), "ws_device_create", NULL)) {
+      dev = NULL;
+      o->faults = kind == FAULT_BACKEND ? 1 : 0; /* the device that counted is gone */
+      goto out;
+    }
+  } else {
+    /* the wrapper stays installed (and counting) for the whole sweep */
+    assert_int_equal(ws_testing_fail_backend_after(dev, kind == FAULT_BACKEND ? n : 0), WS_OK);
+  }
   rig_init(&r, dev, v->N, v->works, v->R, v->partial);
   if (!chk(o, rig_create(&r), "rig_create (buffers, ws_pool_create)", NULL))
     goto out;
@@ -272,11 +291,16 @@ out:
   if (kind == FAULT_ALLOC)
     ws_testing_fail_alloc_after(0);
   o->allocs = ws_testing_total_allocations() - total0;
-  o->calls = ws_testing_backend_calls(dev);
-  o->faults = ws_testing_backend_faults(dev);
+  if (dev) {
+    o->calls = ws_testing_backend_calls(dev);
+    o->faults = ws_testing_backend_faults(dev);
+  }
   ws_scheduler_destroy(s);
   rig_destroy(&r);
-  ws_testing_fail_backend_after(dev, 0);
+  if (g_fresh)
+    ws_device_destroy(dev);
+  else
+    ws_testing_fail_backend_after(dev, 0);
   if (ws_testing_live_allocations() != live0)
     fail_at(o, "%lu host allocation(s) leaked (first error %s in %s)",
             ws_testing_live_allocations() - live0, ws_status_name(o->first), o->first_call);
@@ -436,6 +460,8 @@ static const variant variants[] = {
 
 static int open_shared(void **state) {
   (void)state;
+  if (g_fresh)
+    return 0;
   /* the fault wrapper's one allocation, made here: it lives with the device */
   return open_device(&g_dev) == WS_OK && ws_testing_fail_backend_after(g_dev, 0) == WS_OK ? 0
                                                                                           : -1;
@@ -554,11 +580,14 @@ int main(int argc, char **argv) {
       g_stride = strtoul(argv[++i], NULL, 10);
       if (g_stride == 0)
         g_stride = 1;
+    } else if (strcmp(argv[i], "--fresh-device") == 0) {
+      g_fresh = true;
     } else if (strcmp(argv[i], "--check-doc") == 0 && i + 1 < argc) {
       doc = argv[++i];
     } else {
       fprintf(stderr,
-              "usage: %s [--backend cpu|cuda|vulkan] [--verbose] [--stride S] [--check-doc FILE]\n",
+              "usage: %s [--backend cpu|cuda|vulkan] [--verbose] [--stride S] [--fresh-device] "
+              "[--check-doc FILE]\n",
               argv[0]);
       return 2;
     }
