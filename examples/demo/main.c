@@ -1,7 +1,18 @@
 /* wavesched-demo: runs the built-in divergent workload (or the auxiliary
- * pipeline scenario) on a chosen backend and prints the statistics table. */
+ * pipeline scenario) on a chosen backend and prints the statistics table.
+ *
+ * Checks before memory: every number is parsed strictly and every size is
+ * computed in 64 bits and compared with what the device says it can hold
+ * before anything is allocated, so a bad or oversized option fails at once
+ * with a message naming it and the limit. What a run holds is its output
+ * (two words per item on the device), the scheduler's pool of at most
+ * min(--pool, --items) frames, and a bounded host chunk the results are read
+ * through. Exit status: 0 success, 1 a run that failed (including a request
+ * larger than the device), 2 a malformed command line. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +26,10 @@ extern const ws_module_set demo_kernels_modules;
 WS_FRAME_DESC(demo_frame, DEMO_FIELDS)
 WS_CONTINUATION_NAMES(demo_names, DEMO_CONTINUATIONS)
 
+/* Items whose results are read back per host chunk (two arrays of this many
+ * words: 512 KiB whatever --items is). */
+#define DEMO_CHUNK_ITEMS 65536u
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: wavesched-demo [options]\n"
@@ -26,25 +41,84 @@ static void usage(FILE *f) {
           "  --accounting materialized|incremental|fused (default incremental)\n"
           "  --policy greedy|all         queue policy (default greedy)\n"
           "  --compaction on|off         (default on)\n"
-          "  --items N                   logical items (default 100000)\n"
-          "  --pool R                    resident frames (default 4096)\n"
+          "  --items N                   logical items, 0..4294967295 (default 100000)\n"
+          "  --pool R                    resident frames, 1..4294967295 (default 4096); a pool\n"
+          "                              larger than --items is reduced to --items\n"
+          "  --cpu-threads T             CPU backend threads, 0 = one per CPU (default 0)\n"
           "  --stats                     print the statistics table (default on)\n"
           "  --verify                    verify queues every iteration\n"
-          "  --help                      this text\n");
+          "  --help                      this text\n"
+          "exit status: 0 ok, 1 the run failed or does not fit the device, 2 bad options\n");
+}
+
+static void bad_option(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bad_option(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("wavesched-demo: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(2);
 }
 
 static int pick(const char *opt, const char *v, const char *const *names, int count) {
   for (int i = 0; i < count; ++i)
     if (strcmp(v, names[i]) == 0)
       return i;
-  fprintf(stderr, "wavesched-demo: --%s: unknown value '%s'\n", opt, v);
-  exit(2);
+  bad_option("--%s: unknown value '%s'", opt, v);
+}
+
+/* A decimal number in [lo, hi]: digits only (strtoull alone would accept
+ * blanks, a sign, "-1" as 2^64 - 1 and trailing junk), no overflow. */
+static uint64_t number(const char *opt, const char *v, uint64_t lo, uint64_t hi) {
+  const char *p = v;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  if (p == v || *p != '\0')
+    bad_option("--%s: expected a decimal number in %" PRIu64 "..%" PRIu64 ", got '%s'", opt, lo,
+               hi, v);
+  errno = 0;
+  const unsigned long long x = strtoull(v, NULL, 10);
+  if (errno == ERANGE || x < lo || x > hi)
+    bad_option("--%s: %s is out of range %" PRIu64 "..%" PRIu64, opt, v, lo, hi);
+  return (uint64_t)x;
+}
+
+/* The library's creation errors arrive here (ws_device_config.log): the
+ * last one is printed with the option it concerns. */
+static char g_log[1536];
+static void on_log(void *user, ws_log_level level, const char *message) {
+  (void)user;
+  if (level == WS_LOG_ERROR)
+    snprintf(g_log, sizeof g_log, "%s", message);
+}
+
+/* Reads `n` result words of both buffers through one host chunk and folds
+ * them into the totals, so host memory stays bounded whatever --items is. */
+static ws_status fold_results(ws_buffer *out, ws_buffer *steps, uint32_t n, uint32_t *chunk_out,
+                              uint32_t *chunk_steps, uint64_t *total, uint64_t *checksum) {
+  for (uint64_t base = 0; base < n; base += DEMO_CHUNK_ITEMS) {
+    const size_t m = n - base < DEMO_CHUNK_ITEMS ? (size_t)(n - base) : DEMO_CHUNK_ITEMS;
+    ws_status st;
+    if ((st = ws_buffer_read(out, (size_t)base * 4, chunk_out, m * 4)) != WS_OK ||
+        (st = ws_buffer_read(steps, (size_t)base * 4, chunk_steps, m * 4)) != WS_OK)
+      return st;
+    for (size_t i = 0; i < m; ++i) {
+      *total += chunk_steps[i];
+      *checksum = *checksum * 31u + chunk_out[i];
+    }
+  }
+  return WS_OK;
 }
 
 int main(int argc, char **argv) {
   ws_device_config dc = {0};
+  dc.device_index = -1;
+  dc.log = on_log;
   ws_scheduler_config sc = ws_scheduler_config_default();
   uint32_t items = 100000;
+  bool items_given = false, pool_given = false;
   sc.statistics = true;
   static const struct option opts[] = {
       {"backend", required_argument, 0, 'b'},    {"scheduler", required_argument, 0, 's'},
@@ -53,7 +127,7 @@ int main(int argc, char **argv) {
       {"items", required_argument, 0, 'n'},      {"pool", required_argument, 0, 'r'},
       {"stats", no_argument, 0, 'S'},            {"verify", no_argument, 0, 'V'},
       {"help", no_argument, 0, 'h'},             {"scenario", required_argument, 0, 'x'},
-      {0, 0, 0, 0}};
+      {"cpu-threads", required_argument, 0, 't'}, {0, 0, 0, 0}};
   static const char *const scenario_names[] = {"demo", "pipeline"};
   int scenario = 0;
   static const char *const sched_names[] = {"wavefront", "megakernel"};
@@ -65,10 +139,8 @@ int main(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
     case 'b':
-      if (ws_backend_parse(optarg, &dc.backend) != WS_OK) {
-        fprintf(stderr, "wavesched-demo: --backend: unknown backend '%s'\n", optarg);
-        return 2;
-      }
+      if (ws_backend_parse(optarg, &dc.backend) != WS_OK)
+        bad_option("--backend: unknown backend '%s'", optarg);
       break;
     case 's':
       sc.kind = (ws_scheduler_kind)pick("scheduler", optarg, sched_names, 2);
@@ -90,10 +162,15 @@ int main(int argc, char **argv) {
       sc.compaction = pick("compaction", optarg, onoff, 2) == 1;
       break;
     case 'n':
-      items = (uint32_t)strtoul(optarg, NULL, 10);
+      items = (uint32_t)number("items", optarg, 0, UINT32_MAX);
+      items_given = true;
       break;
     case 'r':
-      sc.resident_frames = (uint32_t)strtoul(optarg, NULL, 10);
+      sc.resident_frames = (uint32_t)number("pool", optarg, 1, UINT32_MAX);
+      pool_given = true;
+      break;
+    case 't':
+      dc.cpu_threads = (int)number("cpu-threads", optarg, 0, 1024);
       break;
     case 'S':
       sc.statistics = true;
@@ -112,12 +189,17 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (optind < argc)
+    bad_option("unexpected argument '%s' (options start with --)", argv[optind]);
+  if (scenario == 1 && (items_given || pool_given))
+    bad_option("--items and --pool do not apply to --scenario pipeline (SPEC 6 fixes 67 paths "
+               "and a pool of 8)");
 
   ws_device *dev = NULL;
   ws_status st = ws_device_create(&dc, &dev);
   if (st != WS_OK) {
-    fprintf(stderr, "wavesched-demo: cannot open the %s backend: %s\n",
-            ws_backend_name(dc.backend), ws_strerror(st));
+    fprintf(stderr, "wavesched-demo: cannot open the %s backend: %s: %s\n",
+            ws_backend_name(dc.backend), ws_strerror(st), g_log);
     return 1;
   }
   if (scenario == 1) {
@@ -125,16 +207,50 @@ int main(int argc, char **argv) {
     ws_device_destroy(dev);
     return prc;
   }
+  /* A slot beyond the item count can never hold a frame (A = min(R, N)):
+   * reserving it only costs memory, so the pool is reduced to the items. */
+  const uint32_t slots_needed = items ? items : 1u;
+  if (sc.kind == WS_SCHEDULER_WAVEFRONT && sc.resident_frames > slots_needed) {
+    if (pool_given)
+      fprintf(stderr, "wavesched-demo: --pool %u is larger than --items %u: using %u resident "
+                      "frames (the others could never be used)\n",
+              sc.resident_frames, items, slots_needed);
+    sc.resident_frames = slots_needed;
+  }
   const ws_coroutine_desc co = {"demo", &demo_kernels_modules, &demo_frame_ws_desc,
                                 sizeof(demo_args), 3, demo_names};
   ws_scheduler *s = NULL;
   ws_buffer *out = NULL, *steps = NULL;
+  uint32_t *chunk = NULL;
   int rc = 1;
-  uint32_t *h_out = malloc((size_t)items * 4 + 4), *h_steps = malloc((size_t)items * 4 + 4);
-  if (!h_out || !h_steps)
-    goto done;
+  const char *failed = "setup";
+  /* The scheduler checks its own reservation against the device. */
   if ((st = ws_scheduler_create(dev, &co, &sc, &s)) != WS_OK) {
-    fprintf(stderr, "wavesched-demo: %s\n", ws_strerror(st));
+    if (st == WS_EDEVMEM || st == WS_ENOMEM)
+      fprintf(stderr, "wavesched-demo: --pool %u does not fit the %s device: %s\n",
+              sc.resident_frames, ws_backend_name(dc.backend), g_log);
+    else
+      fprintf(stderr, "wavesched-demo: cannot create the scheduler: %s: %s\n", ws_strerror(st),
+              g_log);
+    st = WS_OK; /* reported */
+    goto done;
+  }
+  /* The output: two words per item on the device. */
+  const uint64_t out_bytes = 2u * ((uint64_t)items * 4u + 4u);
+  uint64_t available = UINT64_MAX;
+  if (ws_device_memory_available(dev, &available, NULL) == WS_OK && out_bytes > available) {
+    fprintf(stderr,
+            "wavesched-demo: --items %u: the results need %" PRIu64 " bytes of device memory, "
+            "%" PRIu64 " available on the %s device (at most %" PRIu64 " items fit)\n",
+            items, out_bytes, available, ws_backend_name(dc.backend),
+            available / 8u > 1u ? available / 8u - 1u : 0u);
+    goto done;
+  }
+  failed = "allocating the results";
+  chunk = malloc(2u * DEMO_CHUNK_ITEMS * sizeof *chunk);
+  if (!chunk) {
+    fprintf(stderr, "wavesched-demo: no host memory for a %u-item result chunk\n",
+            DEMO_CHUNK_ITEMS);
     goto done;
   }
   if ((st = ws_buffer_create(dev, (size_t)items * 4 + 4, &out)) != WS_OK ||
@@ -149,16 +265,14 @@ int main(int argc, char **argv) {
   if ((st = ws_scheduler_dispatch(s, items, &args, sizeof args)) != WS_OK) {
     fprintf(stderr, "wavesched-demo: dispatch failed: %s: %s\n", ws_strerror(st),
             ws_scheduler_last_error(s));
+    st = WS_OK; /* reported */
     goto done;
   }
-  if ((st = ws_buffer_read(out, 0, h_out, (size_t)items * 4)) != WS_OK ||
-      (st = ws_buffer_read(steps, 0, h_steps, (size_t)items * 4)) != WS_OK)
-    goto done;
+  failed = "reading the results";
   uint64_t total = 0, checksum = 0;
-  for (uint32_t i = 0; i < items; ++i) {
-    total += h_steps[i];
-    checksum = checksum * 31u + h_out[i];
-  }
+  if ((st = fold_results(out, steps, items, chunk, chunk + DEMO_CHUNK_ITEMS, &total,
+                         &checksum)) != WS_OK)
+    goto done;
   printf("items %u, continuation runs %" PRIu64 ", checksum %016" PRIx64 "\n", items, total,
          checksum);
   if (sc.statistics)
@@ -166,9 +280,9 @@ int main(int argc, char **argv) {
   rc = 0;
 done:
   if (st != WS_OK && rc)
-    fprintf(stderr, "wavesched-demo: %s (%s)\n", ws_strerror(st), ws_device_last_error(dev));
-  free(h_out);
-  free(h_steps);
+    fprintf(stderr, "wavesched-demo: %s: %s (%s)\n", failed, ws_strerror(st),
+            ws_device_last_error(dev));
+  free(chunk);
   ws_buffer_destroy(out);
   ws_buffer_destroy(steps);
   ws_scheduler_destroy(s);

@@ -403,9 +403,12 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
 
 /* Runs continuation `src` (0 = entry) for one frame. An index outside 1..K is
  * an invalid transition: the item terminates and the error word counts it
- * (the host reports it at the next synchronization). */
+ * (the host reports it at the next synchronization). K is the smaller of the
+ * compiled list and the launch's continuation_count (limit_), as in kernel.h:
+ * a host description shorter than the shader cannot index past counts[]. */
 #define WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                \
-  uint co##_ws_resume(uint src_, ws_item it_, inout tframe f_, targs a_, uint64_t err_) {  \
+  uint co##_ws_resume(uint src_, ws_item it_, inout tframe f_, targs a_, uint64_t err_,    \
+                      uint limit_) {                                                       \
     uint next_ = WS_TERMINATE;                                                             \
     switch (src_) {                                                                        \
     case 0u:                                                                               \
@@ -415,7 +418,7 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
     default:                                                                               \
       break;                                                                               \
     }                                                                                      \
-    if (next_ > (0u CONTS(WS_CORO_COUNT_))) {                                              \
+    if (next_ > (0u CONTS(WS_CORO_COUNT_)) || next_ > limit_) {                            \
       ws_atomic_add_u32(err_, 1u);                                                         \
       next_ = WS_TERMINATE;                                                                \
     }                                                                                      \
@@ -447,7 +450,8 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
     }                                                                                      \
     const uint64_t counts = WS_LAUNCH.counts;                                              \
     const uint next = co##_ws_resume(WS_LAUNCH.src, it, f, targs(WS_LAUNCH.args),          \
-                                     WS_ADDR(uint32_t, counts, WS_LAUNCH.continuation_count + 1u)); \
+                                     WS_ADDR(uint32_t, counts, WS_LAUNCH.continuation_count + 1u), \
+                                     WS_LAUNCH.continuation_count);                        \
     if (next != WS_TERMINATE)                                                              \
       tframe##_ws_store(f, WS_LAUNCH.frames, WS_LAUNCH.field_offsets, WS_LAUNCH.layout_, slot); \
     WS_PTR(uint32_t, WS_LAUNCH.tokens)[slot] = next;                                       \
@@ -479,7 +483,8 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
         ws_atomic_add_u32(WS_ADDR(uint32_t, WS_LAUNCH.counts, WS_LAUNCH.continuation_count + 2u), 1u); \
         break;                                                                             \
       }                                                                                    \
-      next = co##_ws_resume(next, it, f, targs(WS_LAUNCH.args), err);                      \
+      next = co##_ws_resume(next, it, f, targs(WS_LAUNCH.args), err,                       \
+                            WS_LAUNCH.continuation_count);                                 \
       runs += 1ul;                                                                         \
     } while (next != WS_TERMINATE);                                                        \
   }

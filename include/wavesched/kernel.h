@@ -421,17 +421,29 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     return WS_GPU_LAST_ERROR();                                                         \
   }
 #else
-/* Small launches stay on the calling thread: an OpenMP fork costs more than
- * a few thousand trivial items, and on a loaded machine far more. */
+/* Runs body(args, begin, end) over chunks of 0..n-1 on the CPU device's
+ * threads (`stream` is the device's pool, which the CPU backend passes;
+ * NULL runs everything on the caller). Launches of fewer than 4096 indices
+ * run on the caller. Defined by the CPU backend (src/backend/cpu/cpu_pool.c). */
+int ws_cpu_parallel_for(void *stream, uint32_t n, const void *args,
+                        void (*body)(const void *args, uint32_t begin, uint32_t end));
+/* What a CPU device-loop launch hands its ranges: the launch, the
+ * continuation, the plan read once at launch, and the scan bound. */
+typedef struct ws_cpu_dev_args_ {
+  ws_launch a;
+  ws_launch_plan pl;
+  uint32_t src;
+  uint32_t scan;
+} ws_cpu_dev_args_;
 #define WS_LAUNCHER_(lname, fn, T)                                                      \
+  static void lname##_range(const void *args, uint32_t begin, uint32_t end) {           \
+    const T *a_ = (const T *)args;                                                      \
+    for (uint32_t i_ = begin; i_ < end; ++i_)                                           \
+      fn(a_, i_);                                                                       \
+  }                                                                                     \
   static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
     (void)block;                                                                        \
-    (void)stream;                                                                       \
-    const T *a_ = (const T *)args;                                                      \
-    _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
-    for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
-      fn(a_, (uint32_t)i_);                                                             \
-    return 0;                                                                           \
+    return ws_cpu_parallel_for(stream, n, args, lname##_range);                         \
   }
 #endif
 
@@ -618,29 +630,36 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
       return a_->src ? co##_ws_scan_launch_(a_->slot_base, args, block, stream) : -1;   \
     return co##_ws_step_launch_(n, args, block, stream);                                \
   }                                                                                     \
+  WS_DEVICE static void co##_ws_dev_range_(const void *args, uint32_t b_, uint32_t e_) {  \
+    const ws_cpu_dev_args_ *d_ = (const ws_cpu_dev_args_ *)args;                        \
+    for (uint32_t i_ = b_; i_ < e_; ++i_)                                               \
+      co##_ws_dev_at(&d_->a, d_->src, &d_->pl, i_);                                     \
+  }                                                                                     \
+  WS_DEVICE static void co##_ws_dev_scan_range_(const void *args, uint32_t b_,          \
+                                                uint32_t e_) {                          \
+    const ws_cpu_dev_args_ *d_ = (const ws_cpu_dev_args_ *)args;                        \
+    for (uint32_t s_ = b_; s_ < e_; ++s_)                                               \
+      if (co##_ws_scan_match(&d_->a, d_->src, s_, d_->scan)) {                          \
+        co##_ws_run(&d_->a, d_->src, s_, 0);                                            \
+        ws_atomic_add_u32(&WS_PTR(uint32_t, d_->a.counts)[WS_COUNTS_SCANNED(            \
+                              d_->a.continuation_count)],                               \
+                          1u);                                                          \
+      }                                                                                 \
+  }                                                                                     \
   static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
                                 uint32_t block, void *stream) {                         \
     (void)grid;                                                                         \
     (void)block;                                                                        \
-    (void)stream;                                                                       \
-    const ws_launch *a_ = (const ws_launch *)args;                                      \
-    const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_->plan);                 \
-    const uint32_t n = co##_ws_dev_count(a_, src, &pl_);                                \
-    if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
-      const uint32_t scan = n ? pl_.slot_base : 0u;                                     \
-      _Pragma("omp parallel for schedule(static) if (scan >= 4096)")                   \
-      for (int64_t s_ = 0; s_ < (int64_t)scan; ++s_)                                    \
-        if (co##_ws_scan_match(a_, src, (uint32_t)s_, scan)) {                          \
-          co##_ws_run(a_, src, (uint32_t)s_, 0);                                        \
-          ws_atomic_add_u32(                                                            \
-              &WS_PTR(uint32_t, a_->counts)[WS_COUNTS_SCANNED(a_->continuation_count)], 1u); \
-        }                                                                               \
-      return 0;                                                                         \
+    ws_cpu_dev_args_ d_;                                                                \
+    d_.a = *(const ws_launch *)args;                                                    \
+    d_.src = src;                                                                       \
+    d_.pl = *WS_PTR(const ws_launch_plan, d_.a.plan);                                   \
+    const uint32_t n = co##_ws_dev_count(&d_.a, src, &d_.pl);                           \
+    if (d_.pl.use_slots == 2u && d_.pl.action != WS_PLAN_RESUME_ALL) {                  \
+      d_.scan = n ? d_.pl.slot_base : 0u;                                               \
+      return ws_cpu_parallel_for(stream, d_.scan, &d_, co##_ws_dev_scan_range_);        \
     }                                                                                   \
-    _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
-    for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
-      co##_ws_dev_at(a_, src, &pl_, (uint32_t)i_);                                      \
-    return 0;                                                                           \
+    return ws_cpu_parallel_for(stream, n, &d_, co##_ws_dev_range_);                     \
   }
 #endif
 

@@ -62,9 +62,9 @@ typedef struct ws_launch {
   uint32_t capacity;           /**< resident frames R: slots are < capacity */
   uint32_t first_id;           /**< entry launches: the id of the first new item */
   uint32_t src;                /**< the continuation resumed; 0 = the entry */
-  uint32_t slot_base;          /**< first slot of a dense range (slots == 0) */
+  uint32_t slot_base;          /**< first slot of a dense range (slots == 0); the scan bound with WS_LAUNCH_SCAN */
   uint32_t layout;             /**< WS_LAYOUT_AOS or WS_LAYOUT_SOA */
-  uint32_t flags;              /**< WS_LAUNCH_FUSED */
+  uint32_t flags;              /**< WS_LAUNCH_FUSED, WS_LAUNCH_SCAN */
   uint32_t continuation_count; /**< K */
   uint64_t plan;  /**< device loops: address of the ws_launch_plan this launch reads
                      (count, src, first_id, slot_base, slots); 0 = the fields above */

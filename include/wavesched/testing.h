@@ -33,6 +33,18 @@ ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n);
 unsigned long ws_testing_backend_calls(const ws_device *dev);
 /** Failures injected since the last ws_testing_fail_backend_after. */
 unsigned long ws_testing_backend_faults(const ws_device *dev);
+/* The same countdown from the start of the next device's life: the next
+ * ws_device_create that reaches its backend's open counts the backend's own
+ * allocations while it opens (CUDA: stream, events, pinned error words,
+ * control block; Vulkan: command pool and buffer, fence, staging and state
+ * buffers) as fallible calls, and the device it creates is wrapped as by
+ * ws_testing_fail_backend_after with what is left. Backends also count
+ * their allocations inside a call (Vulkan's vkCreateBuffer and
+ * vkAllocateMemory, CUDA's cudaMalloc, CUB temporary storage) on a wrapped
+ * device. One N then numbers every backend call of a scenario from device
+ * creation on; 0 = count, never fail. Used up by that open (process-wide:
+ * for single-threaded tests). */
+void ws_testing_fail_next_device_after(unsigned long n);
 
 /** Adds `delta` to the device count of main queue `queue` at the next
  * iteration boundary of the next dispatch (once). Verification mode must

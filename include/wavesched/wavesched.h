@@ -69,12 +69,18 @@ typedef struct ws_vulkan_objects {
   const void *device_create_info;
 } ws_vulkan_objects;
 
+/** Most threads a CPU device may have (ws_device_config.cpu_threads). */
+#define WS_CPU_MAX_THREADS 1024
+
 /** What ws_device_create opens; zero-initialize it, then set what differs. */
 typedef struct ws_device_config {
   ws_backend_kind backend; /**< WS_BACKEND_CPU (default 0) */
   int device_index;        /**< CUDA device / Vulkan physical device; -1 = default
                               (WS_VULKAN_DEVICE overrides for Vulkan) */
-  int cpu_threads;         /**< OpenMP threads for the CPU backend; 0 = default */
+  int cpu_threads;         /**< CPU backend: threads its kernels run on, the caller's
+                                included: 0 = one per CPU the process may use; at most
+                                WS_CPU_MAX_THREADS (WS_EINVAL otherwise). They belong to
+                                the device: nothing else in the process changes */
   ws_log_fn log;           /**< (optional) messages of this device and its schedulers */
   void *log_user;          /**< passed to log */
   /** Embedding on CUDA (docs/install.md, "Embedding"): a cudaStream_t of the
@@ -112,6 +118,14 @@ const char *ws_device_name(const ws_device *dev);
 const char *ws_device_last_error(const ws_device *dev);
 /** Waits until every operation enqueued on the device's stream completed. */
 ws_status ws_device_synchronize(ws_device *dev);
+/* What the device says about its memory, in bytes: what buffers can still
+ * use (*available) and the largest single buffer (*largest, may be NULL);
+ * UINT64_MAX for a figure the backend does not know. CPU: the host memory
+ * this process can still commit (MemAvailable, RLIMIT_AS, RLIMIT_DATA);
+ * CUDA: cudaMemGetInfo; Vulkan: VK_EXT_memory_budget, else the device-local
+ * heap size. A snapshot, for checks before allocating: ws_buffer_create,
+ * ws_scheduler_create and ws_pool_create make the same check themselves. */
+ws_status ws_device_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest);
 
 /* ======================================================================
  * Buffers: device memory addressed by 64-bit device addresses

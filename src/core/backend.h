@@ -145,6 +145,16 @@ typedef struct ws_backend_ops {
   ws_status (*loop_create)(ws_device *dev, const ws_loop_desc *desc, void **loop);
   ws_status (*loop_run)(ws_device *dev, void *loop);
   void (*loop_destroy)(ws_device *dev, void *loop);
+
+  /* (optional) default: nothing known, no check. Device memory the next
+   * buffer_alloc calls can still use (*available) and the largest single
+   * buffer the device allows (*largest), in bytes; UINT64_MAX for a figure
+   * the backend does not know. The core checks sizes against them before it
+   * allocates or fills anything (ws_buffer_create, ws_scheduler_create,
+   * ws_pool_create). A snapshot: an allocation may still fail afterwards.
+   * A query, never a failure point: the fault wrapper forwards it without
+   * counting, and the core treats an error as "nothing known". */
+  ws_status (*memory_available)(ws_device *dev, uint64_t *available, uint64_t *largest);
 } ws_backend_ops;
 
 #endif

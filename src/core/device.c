@@ -2,11 +2,14 @@
  * that validate arguments once and forward to the backend table. */
 #include "device.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "fault.h"
+#include "memory.h"
 #include "../backend/registry.h"
 
 void ws_dev_log(const ws_device *dev, ws_log_level level, const char *fmt, ...) {
@@ -45,7 +48,15 @@ ws_status ws_device_create(const ws_device_config *config, ws_device **out) {
   dev->kind = cfg.backend;
   dev->log = cfg.log;
   dev->log_user = cfg.log_user;
+  /* fault injection (testing.h) may count the backend's own allocations
+   * while it opens, then wrap the opened device */
+  ws_fault_open_begin(dev);
   ws_status st = ws_backend_find(cfg.backend)->open(dev, &cfg);
+  const ws_status wrapped = ws_fault_open_end(dev, st);
+  if (st == WS_OK && wrapped != WS_OK) {
+    dev->ops->destroy(dev);
+    st = wrapped;
+  }
   if (st != WS_OK) {
     /* The message names why; the device is gone, so it goes to the log. */
     ws_dev_log(dev, WS_LOG_ERROR, "ws_device_create: %s backend: %s",
@@ -77,10 +88,62 @@ ws_status ws_device_synchronize(ws_device *dev) {
   return dev->ops->synchronize(dev);
 }
 
-ws_status ws_buffer_create(ws_device *dev, size_t size, ws_buffer **out) {
-  if (!dev || !out)
+void ws_dev_memory(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  *available = WS_MEM_UNKNOWN;
+  *largest = WS_MEM_UNKNOWN;
+  if (!dev || !dev->ops || !dev->ops->memory_available)
+    return;
+  uint64_t a = WS_MEM_UNKNOWN, l = WS_MEM_UNKNOWN;
+  if (dev->ops->memory_available(dev, &a, &l) == WS_OK) {
+    *available = a;
+    *largest = l;
+  }
+}
+
+ws_status ws_dev_check_fit(ws_device *dev, uint64_t bytes, uint64_t largest_single,
+                           const char *what) {
+  uint64_t available, largest;
+  /* a size_t cannot hold it: no backend can allocate it on this host */
+  if (largest_single > (uint64_t)SIZE_MAX)
+    return ws_dev_fail(dev, WS_EDEVMEM,
+                       "%s: a buffer of %" PRIu64 " bytes exceeds the host's size_t (%zu)", what,
+                       largest_single, (size_t)SIZE_MAX);
+  ws_dev_memory(dev, &available, &largest);
+  if (largest_single > largest)
+    return ws_dev_fail(dev, WS_EDEVMEM,
+                       "%s: a buffer of %" PRIu64 " bytes exceeds the largest the %s device "
+                       "allows (%" PRIu64 " bytes)",
+                       what, largest_single, dev->ops->name, largest);
+  if (bytes > available)
+    return ws_dev_fail(dev, WS_EDEVMEM,
+                       "%s: %" PRIu64 " bytes of device memory needed, %" PRIu64
+                       " available on the %s device",
+                       what, bytes, available, dev->ops->name);
+  return WS_OK;
+}
+
+ws_status ws_device_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  if (!dev || !available)
     return WS_EINVAL;
-  *out = NULL;
+  uint64_t l;
+  ws_dev_memory(dev, available, &l);
+  if (largest)
+    *largest = l;
+  return WS_OK;
+}
+
+ws_status ws_buffer_create(ws_device *dev, size_t size, ws_buffer **out) {
+  if (out)
+    *out = NULL;
+  if (!dev)
+    return WS_EINVAL;
+  if (!out)
+    return ws_dev_fail(dev, WS_EINVAL, "ws_buffer_create: out is NULL");
+  if ((uint64_t)size > WS_MEM_CHECK_MIN) {
+    ws_status st = ws_dev_check_fit(dev, size, size, "ws_buffer_create");
+    if (st != WS_OK)
+      return st;
+  }
   ws_buffer *b = ws_calloc(1, sizeof *b);
   if (!b)
     return ws_dev_fail(dev, WS_ENOMEM, "ws_buffer_create: no host memory for the handle");

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "alloc.h"
+#include "fault.h"
 #include "sched.h"
 #include "wavesched/testing.h"
 
@@ -162,6 +163,11 @@ static ws_status f_loop_run(ws_device *dev, void *loop) {
 
 static void f_loop_destroy(ws_device *dev, void *loop) { INNER(dev)->loop_destroy(dev, loop); }
 
+/* A query, not a failure point (backend.h): forwarded, not counted. */
+static ws_status f_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  return INNER(dev)->memory_available(dev, available, largest);
+}
+
 static bool wrapped(const ws_device *dev) { return dev->ops && dev->ops->destroy == f_destroy; }
 
 /* Puts the wrapping table in place (once per device). */
@@ -194,6 +200,7 @@ static ws_status wrap(ws_device *dev) {
         .loop_create = dev->ops->loop_create ? f_loop_create : NULL,
         .loop_run = dev->ops->loop_run ? f_loop_run : NULL,
         .loop_destroy = dev->ops->loop_destroy ? f_loop_destroy : NULL,
+        .memory_available = dev->ops->memory_available ? f_memory_available : NULL,
     };
     dev->ops = &f->ops;
   }
@@ -212,6 +219,62 @@ ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
   f->calls = 0;
   f->faults = 0;
   return WS_OK;
+}
+
+/* ws_testing_fail_next_device_after: the countdown for the next device to
+ * open, and the device opening under it (ws_fault_open_begin/end). */
+static struct {
+  bool armed;
+  ws_device *opening;
+  unsigned long countdown, calls, faults;
+} g_next;
+
+void ws_testing_fail_next_device_after(unsigned long n) {
+  g_next.armed = true;
+  g_next.opening = NULL;
+  g_next.countdown = n;
+  g_next.calls = 0;
+  g_next.faults = 0;
+}
+
+void ws_fault_open_begin(ws_device *dev) {
+  g_next.opening = g_next.armed ? dev : NULL;
+  g_next.armed = false;
+}
+
+ws_status ws_fault_open_end(ws_device *dev, ws_status open_status) {
+  if (!dev || g_next.opening != dev)
+    return WS_OK;
+  g_next.opening = NULL;
+  if (open_status != WS_OK)
+    return WS_OK;
+  if (wrap(dev) != WS_OK)
+    return ws_dev_fail(dev, WS_ENOMEM, "%s backend: no host memory for the fault wrapper",
+                       dev->ops->name);
+  /* the device keeps counting where its open stopped */
+  fault_ops *f = fault_of(dev);
+  f->for_corruption = false;
+  f->countdown = g_next.countdown;
+  f->calls = g_next.calls;
+  f->faults = g_next.faults;
+  return WS_OK;
+}
+
+bool ws_fault_backend_alloc(ws_device *dev, const char *what) {
+  if (!dev)
+    return false;
+  ws_status st;
+  if (wrapped(dev))
+    return fault_hit(dev, what, WS_EDEVMEM, &st) != 0;
+  if (g_next.opening != dev)
+    return false;
+  g_next.calls += 1;
+  if (g_next.countdown == 0 || --g_next.countdown != 0)
+    return false;
+  g_next.faults += 1;
+  ws_dev_fail(dev, WS_EDEVMEM, "injected fault in %s while the device opened (call %lu)", what,
+              g_next.calls);
+  return true;
 }
 
 unsigned long ws_testing_backend_calls(const ws_device *dev) {

@@ -3,11 +3,19 @@
  * one enqueued readback of 2 + S words. */
 #include "wavesched/pool.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "device.h"
+#include "memory.h"
+
+/* Words of the host chunk the free stack is written from: the full stack
+ * is C words, and C is the user's (up to 2^32 - 1), so it is never imaged
+ * on the host at once. 64 Ki words = 256 KiB per write. */
+#define WS_POOL_CHUNK_WORDS 65536u
 
 struct ws_pool {
   ws_device *dev;
@@ -19,10 +27,25 @@ struct ws_pool {
   ws_buffer *device_counters;       /* uint64_t[2 S]: the device loop's dispatches, executed */
   ws_buffer *tokens, *stack, *state, *payload;
   ws_readback *rb;
-  uint32_t *init_stack; /* host image of the full free stack */
+  uint32_t *chunk; /* [min(C, WS_POOL_CHUNK_WORDS)]: staging for the free stack */
   ws_pool_counters *counters;
-  char error[256];
+  char error[512];
 };
+
+/* Writes the full free stack, slot 0 on top (the first publications take
+ * low slots): stack[i] = C - 1 - i, one bounded chunk at a time. */
+static ws_status write_free_stack(ws_pool *p) {
+  const uint32_t C = p->cfg.capacity;
+  for (uint64_t base = 0; base < C; base += WS_POOL_CHUNK_WORDS) {
+    const uint32_t n = C - base < WS_POOL_CHUNK_WORDS ? (uint32_t)(C - base) : WS_POOL_CHUNK_WORDS;
+    for (uint32_t i = 0; i < n; ++i)
+      p->chunk[i] = (uint32_t)(C - 1u - (base + i));
+    ws_status st = ws_buffer_write(p->stack, (size_t)base * 4u, p->chunk, (size_t)n * 4u);
+    if (st != WS_OK)
+      return st;
+  }
+  return WS_OK;
+}
 
 static const uint32_t *observed(const ws_pool *p) { return ws_readback_data(p->rb); }
 
@@ -40,10 +63,13 @@ static ws_status pool_reset(void *user) {
   if ((st = ws_buffer_fill_u32(p->tokens, 0, 0, C)) != WS_OK ||
       (st = ws_buffer_fill_u32(p->state, 0, 0, 2 + S)) != WS_OK ||
       (st = ws_buffer_fill_u32(p->state, 0, C, 1)) != WS_OK ||
-      (st = ws_buffer_write(p->stack, 0, p->init_stack, (size_t)C * 4)) != WS_OK ||
+      (st = write_free_stack(p)) != WS_OK ||
       (p->device_counters &&
-       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S)) != WS_OK))
-    return pool_fail(p, st, "reset failed");
+       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S)) != WS_OK)) {
+    char why[256];
+    snprintf(why, sizeof why, "reset failed: %s", ws_device_last_error(p->dev));
+    return pool_fail(p, st, why);
+  }
   memset(p->counters, 0, S * sizeof *p->counters);
   return WS_OK;
 }
@@ -101,7 +127,7 @@ void ws_pool_destroy(ws_pool *p) {
   ws_buffer_destroy(p->payload);
   ws_buffer_destroy(p->device_counters);
   ws_readback_destroy(p->rb);
-  ws_free(p->init_stack);
+  ws_free(p->chunk);
   ws_free(p->counters);
   ws_free(p->stage_kernels);
   ws_free(p->stage_args);
@@ -153,40 +179,78 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
   return WS_OK;
 }
 
+/* Every error of ws_pool_create leaves its message on the device (the
+ * pool, if any, is gone). */
+static ws_status create_fail(ws_device *dev, ws_status st, const ws_pool_config *c,
+                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static ws_status create_fail(ws_device *dev, ws_status st, const ws_pool_config *c,
+                             const char *fmt, ...) {
+  char what[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return ws_dev_fail(dev, st, "ws_pool_create: pool '%s': %s", c && c->name ? c->name : "(null)",
+                     what);
+}
+
 ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out) {
+  if (out)
+    *out = NULL;
+  if (!dev)
+    return WS_EINVAL;
   if (!out)
-    return WS_EINVAL;
-  *out = NULL;
-  if (!dev || !c || !c->name || !c->stage_names)
-    return WS_EINVAL;
+    return create_fail(dev, WS_EINVAL, c, "out is NULL");
+  if (!c)
+    return create_fail(dev, WS_EINVAL, c, "config is NULL");
+  /* run_stage may be NULL: the stages can be set as kernels afterwards */
+  if (!c->name || !c->stage_names)
+    return create_fail(dev, WS_EINVAL, c, "config lacks %s",
+                       !c->name ? "a name" : "stage_names");
   if (c->capacity == 0)
-    return WS_EAUX_CAPACITY;
+    return create_fail(dev, WS_EAUX_CAPACITY, c, "capacity is 0");
   if (c->stage_count == 0)
-    return WS_EAUX_STAGES;
+    return create_fail(dev, WS_EAUX_STAGES, c, "stage_count is 0");
+  const uint32_t C = c->capacity, S = c->stage_count;
+  const uint32_t stride = c->payload_stride ? c->payload_stride : 4u;
+  /* Sizes in 64 bits, checked before anything is allocated or written:
+   * C x stride reaches 2^64 - 2^33 + 1 for legal values. */
+  const uint64_t payload = (uint64_t)C * stride, words = 4u * (uint64_t)C;
+  const uint64_t device = ws_mem_add(payload, 2u * words + (2u + (uint64_t)S) * 4u);
+  char what[160];
+  snprintf(what, sizeof what, "capacity %u x payload_stride %u = %" PRIu64 " payload bytes", C,
+           stride, payload);
+  ws_status st = ws_dev_check_fit(dev, device, payload > words ? payload : words, what);
+  if (st != WS_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", ws_device_last_error(dev));
+    return create_fail(dev, st, c, "%s", why);
+  }
   ws_pool *p = ws_calloc(1, sizeof *p);
   if (!p)
-    return WS_ENOMEM;
+    return create_fail(dev, WS_ENOMEM, c, "no host memory for the pool");
   p->dev = dev;
   p->cfg = *c;
-  const uint32_t C = c->capacity, S = c->stage_count;
-  ws_status st;
-  p->init_stack = ws_calloc(C, sizeof *p->init_stack);
+  p->chunk = ws_calloc(C < WS_POOL_CHUNK_WORDS ? C : WS_POOL_CHUNK_WORDS, sizeof *p->chunk);
   p->counters = ws_calloc(S, sizeof *p->counters);
-  if (!p->init_stack || !p->counters) {
+  if (!p->chunk || !p->counters) {
     ws_pool_destroy(p);
-    return WS_ENOMEM;
+    return create_fail(dev, WS_ENOMEM, c, "no host memory for its %u stage counters", S);
   }
-  /* slot 0 on top: the first publications take low slots */
-  for (uint32_t i = 0; i < C; ++i)
-    p->init_stack[i] = C - 1 - i;
-  if ((st = ws_buffer_create(dev, (size_t)C * 4, &p->tokens)) != WS_OK ||
-      (st = ws_buffer_create(dev, (size_t)C * 4, &p->stack)) != WS_OK ||
-      (st = ws_buffer_create(dev, (2 + (size_t)S) * 4, &p->state)) != WS_OK ||
-      (st = ws_buffer_create(dev, (size_t)C * (c->payload_stride ? c->payload_stride : 4),
-                             &p->payload)) != WS_OK ||
-      (st = ws_readback_create(dev, (2 + (size_t)S) * 4, &p->rb)) != WS_OK) {
+  /* device memory first (the large part), then the small host readback */
+  const char *failed = "tokens";
+  if ((st = ws_buffer_create(dev, (size_t)words, &p->tokens)) != WS_OK ||
+      (failed = "free stack", st = ws_buffer_create(dev, (size_t)words, &p->stack)) != WS_OK ||
+      (failed = "state words",
+       st = ws_buffer_create(dev, (2 + (size_t)S) * 4, &p->state)) != WS_OK ||
+      (failed = "payload", st = ws_buffer_create(dev, (size_t)payload, &p->payload)) != WS_OK ||
+      (failed = "count readback",
+       st = ws_readback_create(dev, (2 + (size_t)S) * 4, &p->rb)) != WS_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", ws_device_last_error(dev));
     ws_pool_destroy(p);
-    return st;
+    return create_fail(dev, st, c, "cannot allocate its %s: %s", failed, why);
   }
   /* Before the first boundary the pool reads as empty (free = C). */
   ((uint32_t *)p->rb->ptr)[0] = C;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "memory.h"
 #include "sched.h"
 
 ws_status ws_sched_fail(ws_scheduler *s, ws_status status, const char *fmt, ...) {
@@ -165,10 +166,11 @@ static uint64_t layout_soa(ws_scheduler *s) {
   for (uint32_t i = 0; i < fd->field_count; ++i) {
     const ws_frame_field *f = &fd->fields[order[i]];
     uint64_t al = f->align ? f->align : 1;
-    off = (off + al - 1) / al * al;
+    off = ws_mem_add(off, al - 1) / al * al;
     s->soa_offsets[order[i]] = off;
     s->field_sizes[order[i]] = f->size;
-    off += (uint64_t)s->R * f->size;
+    /* saturating: check_sizes then refuses what cannot exist */
+    off = ws_mem_add(off, ws_mem_mul(s->R, f->size));
   }
   return off;
 }
@@ -181,17 +183,54 @@ static ws_status create_buffer(ws_scheduler *s, size_t size, ws_buffer **out, co
   return WS_OK;
 }
 
+/* Every size reserve() will ask for, in 64 bits, checked against the
+ * device's memory before anything is allocated or filled: R and the frame
+ * come from the user, and R x frame size, 4R and 8R exceed 32 bits (and, on
+ * a 32-bit host, size_t) for legal values. */
+static ws_status check_sizes(ws_scheduler *s, uint64_t frame_bytes) {
+  const uint64_t R = s->R, words = WS_COUNTS_WORDS((uint64_t)s->K);
+  /* frames; ids, tokens, slots, scratch; counts, offsets, verification
+   * counts; counter, arguments, SoA offsets */
+  const uint64_t device =
+      ws_mem_add(frame_bytes, 4u * 4u * R + 3u * 4u * words + 16u +
+                                  (s->coro.args_size ? s->coro.args_size : 4u) +
+                                  (uint64_t)sizeof s->soa_offsets);
+  const uint64_t largest = frame_bytes > 4u * R ? frame_bytes : 4u * R;
+  char what[160];
+  snprintf(what, sizeof what,
+           "resident_frames %" PRIu64 " (frame pool %" PRIu64 " bytes = %" PRIu64 " x %u-byte "
+           "%s frames)",
+           R, frame_bytes, R, s->coro.frame->size,
+           s->cfg.layout == WS_LAYOUT_SOA ? "SoA" : "AoS");
+  ws_status st = ws_dev_check_fit(s->dev, device, largest, what);
+  if (st != WS_OK)
+    return ws_sched_fail(s, st, "%s", ws_device_last_error(s->dev));
+  /* readbacks are host memory: counts, and in verification mode slots and
+   * tokens (8R bytes) */
+  const uint64_t host = (2u * words + 1u) * 4u + (s->verify_on ? 8u * R : 0u);
+  const uint64_t host_avail = ws_host_memory_available();
+  if (host > (uint64_t)SIZE_MAX || host > host_avail)
+    return ws_sched_fail(s, WS_ENOMEM,
+                         "resident_frames %" PRIu64 "%s: the readbacks need %" PRIu64
+                         " bytes of host memory, %" PRIu64 " available",
+                         R, s->verify_on ? " with verify_queues" : "", host,
+                         host_avail == WS_MEM_UNKNOWN ? (uint64_t)SIZE_MAX : host_avail);
+  return WS_OK;
+}
+
 static ws_status reserve(ws_scheduler *s) {
   const uint32_t R = s->R, K = s->K;
   const size_t words = WS_COUNTS_WORDS(K);
   ws_status st;
   uint64_t frame_bytes = s->cfg.layout == WS_LAYOUT_SOA
                              ? layout_soa(s)
-                             : (uint64_t)R * s->coro.frame->size;
+                             : ws_mem_mul(R, s->coro.frame->size);
   if (s->cfg.layout != WS_LAYOUT_SOA) {
     for (uint32_t i = 0; i < s->coro.frame->field_count; ++i)
       s->field_sizes[i] = s->coro.frame->fields[i].size;
   }
+  if ((st = check_sizes(s, frame_bytes)) != WS_OK)
+    return st;
   if ((st = create_buffer(s, (size_t)frame_bytes, &s->frames, "frame pool")) ||
       (st = create_buffer(s, (size_t)R * 4, &s->ids, "id array")) ||
       (st = create_buffer(s, (size_t)R * 4, &s->tokens, "token array")) ||

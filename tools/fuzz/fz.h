@@ -97,6 +97,22 @@ typedef struct fz_stage_args {
   uint8_t pad[2];
 } fz_stage_args;
 
+/* glsl/fz_kernels/fz.glsl declares the same records for the Vulkan backend. */
+#if !defined(__cplusplus)
+_Static_assert(sizeof(fz_item) == 16 && offsetof(fz_item, serial) == 8 &&
+                   offsetof(fz_item, left) == 10 && offsetof(fz_item, hops) == 11,
+               "fz.glsl reads fz_item at these offsets");
+_Static_assert(sizeof(fz_args) == 224 && offsetof(fz_args, pool) == 64 &&
+                   offsetof(fz_args, seed) == 160 && offsetof(fz_args, entry_next) == 176 &&
+                   offsetof(fz_args, next) == 178 && offsetof(fz_args, bound) == 190 &&
+                   offsetof(fz_args, pub_stage) == 202 && offsetof(fz_args, amax) == 214 &&
+                   offsetof(fz_args, work_count) == 216,
+               "fz.glsl declares fz_args with these offsets");
+_Static_assert(sizeof(fz_stage_args) == 96 && offsetof(fz_stage_args, seed) == 72 &&
+                   offsetof(fz_stage_args, anext) == 88,
+               "fz.glsl declares fz_stage_args with these offsets (// ws:args_size 96)");
+#endif
+
 /* ---- the pure functions both the kernels and the reference model use ---- */
 WS_HOST_DEVICE static inline uint32_t fz_hash(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
   uint32_t h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u);

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "fz.h"
+#include "fz_case.h"
 #include "wavesched/pool.h"
 #include "wavesched/testing.h"
 #include "wavesched/wavesched.h"
@@ -55,20 +56,18 @@ extern const ws_module_set fz_kernels_modules;
 WS_FRAME_DESC(fz_frame, FZ_FIELDS)
 WS_CONTINUATION_NAMES(fz_names, FZ_CONTINUATIONS)
 
-#define FZ_MAX_N 300u
-#define FZ_MAX_R 64u
-
 static ws_device *g_dev;
 static ws_kernel g_stage_kernel;
 
 /* what the inputs exercised (fz_summary) */
 static struct {
   unsigned long cases, compared, with_aux, forced, blocked, faulted, rejected, retried;
+  unsigned long exact, predicted_errors;
   unsigned long mega, allq, partial, legacy, two_works;
 } g_sum;
 
-typedef struct fz_case fz_case;
 static const fz_case *g_case; /* the case being run, described on failure */
+static int g_verbose = -1;    /* WS_FUZZ_VERBOSE: describe each case and its outcome */
 static void describe(const fz_case *c, FILE *out);
 
 static void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -93,23 +92,6 @@ static void fz_fail(const char *fmt, ...) {
 
 /* ------------------------------------------------------------------ case */
 
-typedef struct fz_work_cfg {
-  uint32_t S, C, amax, drain;
-  uint8_t bound[FZ_MAX_K], pub_stage[FZ_MAX_K];
-  uint8_t anext[FZ_MAX_STAGES][2];
-} fz_work_cfg;
-
-struct fz_case {
-  uint32_t N, R, K, maxlen, seed;
-  uint32_t layout, accounting; /* 0 materialized, 1 incremental, 2 fused */
-  bool compaction, greedy, partial, verify, mega, reuse, legacy, raw;
-  uint32_t threshold_mode, threshold, align_mask, block;
-  uint32_t fault_kind, fault_n;
-  uint8_t entry_next[2], next[FZ_MAX_K][2];
-  uint32_t works;
-  fz_work_cfg w[FZ_MAX_WORKS];
-};
-
 typedef struct reader {
   const uint8_t *p;
   size_t n, i;
@@ -119,6 +101,26 @@ static uint32_t rd(reader *r) { return r->i < r->n ? r->p[r->i++] : 0u; }
 static uint32_t rd16(reader *r) {
   uint32_t lo = rd(r);
   return lo | rd(r) << 8;
+}
+
+/* The limit and misbehaviour need what the reference loop predicts exactly
+ * (not partial admission), one thing going wrong at a time (no injected
+ * fault), and a work to misbehave in. */
+static void settle_extras(fz_case *c) {
+  const bool exact = !c->partial;
+  if (!exact && (c->limit_mode == FZ_LIMIT_EXACT || c->limit_mode == FZ_LIMIT_SHORT))
+    c->limit_mode = FZ_LIMIT_BACKSTOP;
+  if (c->fault_kind)
+    c->limit_mode = FZ_LIMIT_BACKSTOP;
+  if (!exact || c->fault_kind || c->works == 0 || c->mega || !c->greedy)
+    c->mb = FZ_MB_NONE;
+  if (c->mb == FZ_MB_NONE) {
+    c->mb_work = c->mb_at = c->mb_amount = c->mb_call = 0;
+  } else {
+    c->mb_work %= c->works;
+    if (c->mb == FZ_MB_FAIL)
+      c->mb_at %= 64u; /* the call number: small ones are reached */
+  }
 }
 
 static void decode(const uint8_t *data, size_t size, fz_case *c) {
@@ -175,11 +177,21 @@ static void decode(const uint8_t *data, size_t size, fz_case *c) {
   c->align_mask = c->align_mask ? (mask & ((1u << c->K) - 1u)) : 0u;
   c->block = (1u + rd(&r) % 32u) * 32u;
   c->fault_n = 1u + rd16(&r) % (c->fault_kind == 1 ? 160u : 1500u);
+  /* the iteration limit and the client's misbehaviour (inputs written
+   * before they existed end earlier and read zeros: neither) */
+  c->limit_mode = rd(&r) % FZ_LIMIT_MODES;
+  c->limit_short = rd(&r) % 8u;
+  c->mb = rd(&r) % FZ_MB_KINDS;
+  c->mb_work = rd(&r);
+  c->mb_at = rd16(&r) % 1024u;
+  c->mb_amount = rd(&r);
+  c->mb_call = rd(&r) % FZ_CB_COUNT;
 
   /* the legacy protocol only for single-stage works (it has no stages) */
   for (uint32_t w = 0; w < c->works; ++w)
     if (c->w[w].S != 1)
       c->legacy = false;
+  settle_extras(c);
   if (c->raw)
     return;
   /* repairs: keep the case valid */
@@ -200,6 +212,7 @@ static void decode(const uint8_t *data, size_t size, fz_case *c) {
     if (wc->C < need)
       wc->C = need;
   }
+  settle_extras(c);
 }
 
 static const char *const acc_names[] = {"materialized", "incremental", "fused"};
@@ -216,6 +229,21 @@ static void describe(const fz_case *c, FILE *out) {
           c->align_mask);
   if (c->fault_kind)
     fprintf(out, " fault=%s@%u", c->fault_kind == 1 ? "alloc" : "backend", c->fault_n);
+  static const char *const limit_names[] = {"backstop", "exact", "short", "default"};
+  fprintf(out, " limit=%s", limit_names[c->limit_mode]);
+  if (c->limit_mode == FZ_LIMIT_SHORT)
+    fprintf(out, "-%u", 1u + c->limit_short);
+  static const char *const mb_names[] = {"none", "rise", "over-capacity", "stage-sum",
+                                         "stage-count", "bad-drain", "fail"};
+  static const char *const cb_names[] = {"reset", "enqueue_count_readback", "host_count",
+                                         "stage_host_count", "admission_stage", "dispatch_stage",
+                                         "prepare_for_producer"};
+  if (c->mb == FZ_MB_FAIL)
+    fprintf(out, " misbehaviour=fail w%u.%s call %u", c->mb_work, cb_names[c->mb_call],
+            c->mb_at + 1u);
+  else if (c->mb)
+    fprintf(out, " misbehaviour=%s w%u from pass %u (amount %u)", mb_names[c->mb], c->mb_work,
+            c->mb_at, c->mb_amount);
   fprintf(out, "\n  entry -> {%u,%u}", c->entry_next[0], c->entry_next[1]);
   for (uint32_t k = 0; k < c->K; ++k)
     fprintf(out, " c%u -> {%u,%u}", k + 1, c->next[k][0], c->next[k][1]);
@@ -323,6 +351,7 @@ typedef struct fz_work {
   uint32_t max_L;
   uint64_t resets;
   bool prepared, ran_stage;
+  uint32_t calls[FZ_CB_COUNT]; /* this dispatch's calls, as fz_loop.c counts them */
 } fz_work;
 
 struct fz_ctx {
@@ -333,11 +362,44 @@ struct fz_ctx {
   bool fault_armed; /* client calls may fail with injected faults */
   uint64_t boundary;
   uint32_t stage_runs; /* stage dispatches in the current boundary */
+  bool mis;            /* this dispatch, the case's misbehaviour is on */
+  fz_prediction pred;  /* what the reference loop predicts for it */
 };
+
+/* ---- the raw client's misbehaviour (fz_case.h): a failing call, or the
+ * lie the reference loop computed, told at its boundary ---- */
+
+/* Counts this call; true when the case makes it fail. */
+static bool mb_fail(fz_work *fw, uint32_t cb) {
+  const fz_ctx *ctx = fw->ctx;
+  fw->calls[cb] += 1;
+  return ctx->mis && ctx->c->mb == FZ_MB_FAIL && fw->index == ctx->c->mb_work &&
+         cb == ctx->c->mb_call && fw->calls[cb] == ctx->c->mb_at + 1u;
+}
+
+/* The lie of `kind` this work tells now (at its pass: readbacks enqueued
+ * this dispatch - 1), or NULL. */
+static const fz_lie *mb_lie(const fz_work *fw, uint32_t kind) {
+  const fz_ctx *ctx = fw->ctx;
+  const fz_lie *l = &ctx->pred.lie;
+  if (!ctx->mis || !l->armed || l->kind != kind || l->work != fw->index ||
+      fw->calls[FZ_CB_ENQUEUE] == 0 || fw->calls[FZ_CB_ENQUEUE] - 1u != l->pass)
+    return NULL;
+  return l;
+}
+
+static const fz_lie *mb_count_lie(const fz_work *fw) {
+  const fz_lie *l = mb_lie(fw, FZ_MB_RISE);
+  if (!l)
+    l = mb_lie(fw, FZ_MB_OVER_CAP);
+  if (!l)
+    l = mb_lie(fw, FZ_MB_STAGE_SUM);
+  return l;
+}
 
 static ws_status w_reset(void *u) {
   fz_work *fw = u;
-  ws_status st = fw->inner->reset(fw->inner->user);
+  ws_status st = mb_fail(fw, FZ_CB_RESET) ? WS_EBACKEND : fw->inner->reset(fw->inner->user);
   fw->phase = 0;
   fw->L = 0;
   memset(fw->q, 0, sizeof fw->q);
@@ -350,6 +412,8 @@ static ws_status w_enqueue(void *u) {
   FZ_CHECK(fw->resets > 0, "work %u: readback enqueued before any reset", fw->index);
   FZ_CHECK(fw->phase != 1, "work %u: two readbacks enqueued without a host_count between",
            fw->index);
+  if (mb_fail(fw, FZ_CB_ENQUEUE))
+    return WS_EBACKEND;
   ws_status st = fw->inner->enqueue_count_readback(fw->inner->user);
   if (st == WS_OK)
     fw->phase = 1;
@@ -360,15 +424,20 @@ static ws_status w_host_count(void *u, uint32_t *count) {
   fz_work *fw = u;
   FZ_CHECK(fw->phase == 1, "work %u: host_count without an enqueued readback (phase %d)",
            fw->index, fw->phase);
+  if (mb_fail(fw, FZ_CB_HOST_COUNT))
+    return WS_EBACKEND;
   ws_status st = fw->inner->host_count(fw->inner->user, count);
   if (st != WS_OK)
     return st;
   FZ_CHECK(*count <= fw->C, "work %u: L = %u > C = %u at a boundary", fw->index, *count, fw->C);
   fw->L = *count;
-  if (fw->S == 1)
-    fw->q[0] = *count; /* the legacy protocol asks no stage counts */
   if (*count > fw->max_L)
     fw->max_L = *count;
+  const fz_lie *lie = mb_count_lie(fw);
+  if (lie)
+    *count = lie->live; /* told, not held: fw->L and max_L keep the truth */
+  if (fw->S == 1)
+    fw->q[0] = *count; /* the legacy protocol asks no stage counts */
   fw->phase = 2;
   fw->prepared = false;
   fw->ran_stage = false;
@@ -381,7 +450,8 @@ static ws_status w_host_count(void *u, uint32_t *count) {
 
 static uint32_t w_stage_count(void *u) {
   fz_work *fw = u;
-  return fw->inner->stage_count(fw->inner->user);
+  const fz_lie *lie = mb_lie(fw, FZ_MB_STAGE_COUNT);
+  return lie ? lie->stage_count : fw->inner->stage_count(fw->inner->user);
 }
 
 static const char *w_stage_name(void *u, uint32_t s) {
@@ -393,7 +463,12 @@ static ws_status w_stage_host_count(void *u, uint32_t s, uint32_t *count) {
   fz_work *fw = u;
   FZ_CHECK(fw->phase == 2, "work %u: stage_host_count(%u) before host_count", fw->index, s);
   FZ_CHECK(s < fw->S, "work %u: stage_host_count(%u) of %u stages", fw->index, s, fw->S);
+  if (mb_fail(fw, FZ_CB_STAGE_HOST_COUNT))
+    return WS_EBACKEND;
   ws_status st = fw->inner->stage_host_count(fw->inner->user, s, count);
+  const fz_lie *lie = mb_count_lie(fw);
+  if (st == WS_OK && lie)
+    *count = lie->q[s];
   if (st == WS_OK)
     fw->q[s] = *count;
   return st;
@@ -406,6 +481,13 @@ static ws_status w_admission_stage(void *u, uint32_t *stage) {
   FZ_CHECK(fw->phase == 2, "work %u: admission_stage before the boundary was observed",
            fw->index);
   FZ_CHECK(fw->L > 0, "work %u: admission_stage asked of an empty work", fw->index);
+  if (mb_fail(fw, FZ_CB_ADMISSION))
+    return WS_EBACKEND;
+  const fz_lie *lie = mb_lie(fw, FZ_MB_BAD_DRAIN);
+  if (lie) {
+    *stage = lie->drain_stage;
+    return WS_OK;
+  }
   uint32_t pick = 0, best = 0;
   for (uint32_t s = 0; s < fw->S; ++s) {
     if (fw->q[s] == 0)
@@ -428,7 +510,7 @@ static ws_status w_prepare(void *u, uint64_t required) {
            "work %u: prepare_for_producer(%" PRIu64 ") with C - L = %u - %u", fw->index,
            required, fw->C, fw->L);
   fw->prepared = true;
-  return WS_OK;
+  return mb_fail(fw, FZ_CB_PREPARE) ? WS_EBACKEND : WS_OK;
 }
 
 static ws_status w_dispatch_stage(void *u, uint32_t s) {
@@ -442,6 +524,8 @@ static ws_status w_dispatch_stage(void *u, uint32_t s) {
            fw->ctx->boundary);
   fw->ctx->stage_runs += 1;
   fw->ran_stage = true;
+  if (mb_fail(fw, FZ_CB_DISPATCH_STAGE))
+    return WS_EBACKEND;
   return fw->inner->dispatch_stage(fw->inner->user, s);
 }
 
@@ -719,6 +803,78 @@ static void compare(fz_ctx *ctx, const fz_bufs *b, ws_scheduler *s, uint32_t run
            d.aux_dispatch_count, aux_dispatches, d.forced_drain_count);
   if (!ctx->works)
     FZ_CHECK(d.aux_dispatch_count == 0 && d.blocked_count == 0, "aux counters without works");
+
+  /* the reference loop's exact figures (fz_loop.c), where it follows the
+   * library's order (not partial admission) */
+  const fz_prediction *pr = &ctx->pred;
+  if (!pr->exact)
+    return;
+  g_sum.exact += 1;
+  FZ_CHECK(d.iteration_count == pr->iterations,
+           "run %u: %" PRIu64 " iterations, the reference loop needs %" PRIu64, run,
+           d.iteration_count, pr->iterations);
+  for (uint32_t k = 0; k <= FZ_MAX_K; ++k) {
+    ws_scheduler_node_stats(s, k, &ns);
+    FZ_CHECK(ns.dispatch_count == pr->node[k][0] && ns.executed_count == pr->node[k][1] &&
+                 ns.peak_queued_count == pr->node[k][2],
+             "run %u: node %u dispatches/executed/peak %" PRIu64 "/%" PRIu64 "/%" PRIu64
+             ", reference loop %" PRIu64 "/%" PRIu64 "/%" PRIu64,
+             run, k, ns.dispatch_count, ns.executed_count, ns.peak_queued_count, pr->node[k][0],
+             pr->node[k][1], pr->node[k][2]);
+  }
+  FZ_CHECK(d.max_active_count == pr->max_active && d.aux_dispatch_count == pr->aux_dispatches &&
+               d.forced_drain_count == pr->forced && d.blocked_count == pr->blocked,
+           "run %u: max active %" PRIu64 ", aux dispatches %" PRIu64 ", forced %" PRIu64
+           ", blocked %" PRIu64 "; reference loop %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64,
+           run, d.max_active_count, d.aux_dispatch_count, d.forced_drain_count, d.blocked_count,
+           pr->max_active, pr->aux_dispatches, pr->forced, pr->blocked);
+  entries = 0;
+  for (uint32_t w = 0; w < ctx->works; ++w)
+    for (uint32_t sg = 0; sg < ctx->work[w].S; ++sg, ++entries) {
+      ws_scheduler_aux_stats(s, entries, &ns);
+      FZ_CHECK(ns.dispatch_count == pr->aux[w][sg][0] && ns.executed_count == pr->aux[w][sg][1] &&
+                   ns.peak_queued_count == pr->aux[w][sg][2],
+               "run %u: work %u stage %u dispatches/executed/peak %" PRIu64 "/%" PRIu64
+               "/%" PRIu64 ", reference loop %" PRIu64 "/%" PRIu64 "/%" PRIu64,
+               run, w, sg, ns.dispatch_count, ns.executed_count, ns.peak_queued_count,
+               pr->aux[w][sg][0], pr->aux[w][sg][1], pr->aux[w][sg][2]);
+    }
+}
+
+/* A dispatch the reference loop predicts to fail: the same status, the
+ * same iteration in the message, the same iteration count. */
+static void check_failure(const fz_ctx *ctx, ws_scheduler *s, ws_status st, uint64_t limit) {
+  const fz_case *c = ctx->c;
+  const fz_prediction *pr = &ctx->pred;
+  const char *msg = ws_scheduler_last_error(s);
+  FZ_CHECK(st == pr->status, "dispatch returned %s, the reference loop predicts %s: %s",
+           ws_status_name(st), ws_status_name(pr->status), msg);
+  ws_dispatch_stats d;
+  ws_scheduler_dispatch_stats(s, &d);
+  FZ_CHECK(d.iteration_count == pr->iterations,
+           "%s after %" PRIu64 " iterations, the reference loop after %" PRIu64 ": %s",
+           ws_status_name(st), d.iteration_count, pr->iterations, msg);
+  char want[160];
+  if (st == WS_EITERATION_LIMIT && c->mega)
+    snprintf(want, sizeof want, "iteration limit %" PRIu64 " reached: %u of %u items", limit,
+             pr->mega_stopped, c->N);
+  else if (st == WS_EITERATION_LIMIT)
+    snprintf(want, sizeof want, "iteration limit %" PRIu64 " reached", limit);
+  else
+    snprintf(want, sizeof want, "iteration %" PRIu64 ": ", pr->pass);
+  FZ_CHECK(strstr(msg, want) != NULL, "%s: the message lacks '%s': %s", ws_status_name(st), want,
+           msg);
+  if (c->mb == FZ_MB_FAIL && st == WS_EPROTO_CLIENT) {
+    static const char *const calls[] = {"reset()", "enqueue_count_readback()", "host_count()",
+                                        "stage_host_count()", "admission_stage()",
+                                        "dispatch_stage()", "prepare_for_producer()"};
+    FZ_CHECK(strstr(msg, calls[pr->fail_call]) && strstr(msg, "WS_EBACKEND"),
+             "the message does not name %s and its status: %s", calls[pr->fail_call], msg);
+  }
+  g_sum.predicted_errors += 1;
+  if (g_verbose > 0)
+    fprintf(stderr, "  predicted and seen: %s after %" PRIu64 " iterations: %s\n",
+            ws_status_name(st), d.iteration_count, msg);
 }
 
 static ws_scheduler_config make_config(const fz_case *c) {
@@ -738,6 +894,8 @@ static ws_scheduler_config make_config(const fz_case *c) {
 }
 
 static ws_status dispatch_once(fz_ctx *ctx, ws_scheduler *s, const fz_bufs *b) {
+  for (uint32_t w = 0; w < ctx->works; ++w)
+    memset(ctx->work[w].calls, 0, sizeof ctx->work[w].calls);
   ws_status st = zero_outputs(ctx, b);
   if (st != WS_OK)
     return st;
@@ -860,8 +1018,22 @@ static void run_case(const fz_case *c) {
   ws_scheduler_config cfg = make_config(c);
   cfg.refill_align = align_count ? align : NULL;
   cfg.refill_align_count = align_count;
-  /* a hang detector, and the progress bound: never reached by a correct loop */
-  cfg.iteration_limit = c->N + g_ref.total_runs + g_ref.total_aux + 2;
+  /* The iteration limit (fz_case.h). The backstop is a hang detector and
+   * the progress bound: never reached by a correct loop. The exact and short
+   * ones come from the reference loop: the passes a wavefront dispatch needs
+   * (the one that finds it done included), or for the megakernel the most
+   * runs of one item (its entry included). */
+  fz_predict(c, 0, false, &ctx->pred);
+  const uint64_t need = c->mega ? ctx->pred.mega_runs : ctx->pred.iterations;
+  uint64_t limit = c->N + g_ref.total_runs + g_ref.total_aux + 2;
+  if (need && c->limit_mode == FZ_LIMIT_EXACT)
+    limit = need;
+  else if (need && c->limit_mode == FZ_LIMIT_SHORT)
+    limit = need > 2u + c->limit_short ? need - 1u - c->limit_short : 1u;
+  else if (c->limit_mode == FZ_LIMIT_DEFAULT)
+    limit = 0;
+  cfg.iteration_limit = limit;
+  const uint64_t resolved = limit ? limit : WS_ITERATION_LIMIT_DEFAULT;
   if (!step_ok(ctx, ws_scheduler_create(g_dev, &co, &cfg, &s), predict_create(c),
                "ws_scheduler_create", NULL))
     goto cleanup;
@@ -874,10 +1046,23 @@ static void run_case(const fz_case *c) {
   }
   ready = true;
   for (uint32_t run = 0; run < (c->reuse ? 2u : 1u); ++run) {
-    st = dispatch_once(ctx, s, &b);
-    if (!step_ok(ctx, st, WS_OK, "ws_scheduler_dispatch", s))
-      goto cleanup;
-    compare(ctx, &b, s, run);
+    /* the first dispatch misbehaves (if the case says so); after a
+     * predicted error the same scheduler must run cleanly */
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      ctx->mis = run == 0 && attempt == 0 && c->mb != FZ_MB_NONE;
+      fz_predict(c, resolved, ctx->mis, &ctx->pred);
+      st = dispatch_once(ctx, s, &b);
+      if (ctx->fault_armed || ctx->pred.status == WS_OK) {
+        if (!step_ok(ctx, st, WS_OK, "ws_scheduler_dispatch", s))
+          goto cleanup;
+        compare(ctx, &b, s, run);
+        break;
+      }
+      check_failure(ctx, s, st, resolved);
+      if (!ctx->mis)
+        break; /* a limit fails every dispatch alike */
+    }
+    ctx->mis = false;
   }
 
 cleanup:
@@ -888,6 +1073,7 @@ cleanup:
     /* recovery: after a failed dispatch the same scheduler runs cleanly */
     if (ready && registered == c->works && b.errors) {
       g_sum.retried += 1;
+      fz_predict(c, resolved, false, &ctx->pred);
       st = dispatch_once(ctx, s, &b);
       FZ_CHECK(st == WS_OK, "retry after an injected fault: %s: %s", ws_status_name(st),
                ws_scheduler_last_error(s));
@@ -924,8 +1110,6 @@ void fz_shutdown(void) {
   g_dev = NULL;
 }
 
-static int g_verbose = -1;
-
 int fz_run_input(const uint8_t *data, size_t size) {
   if (!g_dev && fz_init() != 0) {
     fprintf(stderr, "fuzz: cannot open the CPU device\n");
@@ -950,9 +1134,11 @@ void fz_summary(FILE *out) {
   fprintf(out,
           "fuzz summary: %lu cases; %lu dispatches compared with the model (%lu with auxiliary "
           "work, %lu with two works, %lu with forced drains, %lu with blocked producers, %lu "
-          "partial admission, %lu legacy protocol, %lu megakernel, %lu all-queues); %lu "
-          "predicted rejections; %lu injected faults reported, %lu clean retries\n",
+          "partial admission, %lu legacy protocol, %lu megakernel, %lu all-queues; %lu with "
+          "the reference loop's exact statistics); %lu predicted rejections; %lu dispatch "
+          "errors predicted with their iteration (misbehaving clients, limits); %lu injected "
+          "faults reported, %lu clean retries\n",
           g_sum.cases, g_sum.compared, g_sum.with_aux, g_sum.two_works, g_sum.forced,
-          g_sum.blocked, g_sum.partial, g_sum.legacy, g_sum.mega, g_sum.allq, g_sum.rejected,
-          g_sum.faulted, g_sum.retried);
+          g_sum.blocked, g_sum.partial, g_sum.legacy, g_sum.mega, g_sum.allq, g_sum.exact,
+          g_sum.rejected, g_sum.predicted_errors, g_sum.faulted, g_sum.retried);
 }

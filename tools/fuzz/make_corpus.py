@@ -9,10 +9,18 @@ import struct
 ACC = {"mat": 0, "inc": 1, "fused": 2}
 
 
+LIMIT = {"backstop": 0, "exact": 1, "short": 2, "default": 3}
+MB = {"none": 0, "rise": 1, "over-capacity": 2, "stage-sum": 3, "stage-count": 4,
+      "bad-drain": 5, "fail": 6}
+CALLS = {"reset": 0, "enqueue_count_readback": 1, "host_count": 2, "stage_host_count": 3,
+         "admission_stage": 4, "dispatch_stage": 5, "prepare_for_producer": 6}
+
+
 def case(N, R, K, maxlen=6, seed=0x1234567, layout="aos", acc="inc", compaction=True,
          allq=False, partial=False, verify=False, mega=False, reuse=False, threshold=None,
          align=0, legacy=False, raw=False, fault=None, entry=(1, 1), nxt=None, works=(),
-         block=32):
+         block=32, limit="backstop", short=0, mb=None):
+    """mb: (kind, work, at, amount) for the lies, ("fail", work, call name, nth call)."""
     f0 = (layout == "soa") | ACC[acc] << 1 | compaction << 3 | allq << 4 | partial << 5 \
         | verify << 6 | mega << 7
     tmode, tval = 0, 0
@@ -47,6 +55,14 @@ def case(N, R, K, maxlen=6, seed=0x1234567, layout="aos", acc="inc", compaction=
         for pair in w["stages"]:
             b += bytes(pair)
     b += bytes([tval, align, block // 32 - 1]) + struct.pack("<H", fn)
+    kind, work, at, amount, call = "none", 0, 0, 0, 0
+    if mb and mb[0] == "fail":
+        kind, work, call, nth = mb
+        at, call = nth - 1, CALLS[call]
+    elif mb:
+        kind, work, at, amount = mb
+    b += bytes([LIMIT[limit], short, MB[kind], work]) + struct.pack("<H", at)
+    b += bytes([amount, call])
     return b
 
 
@@ -134,6 +150,61 @@ for n in (1, 12, 40, 95, 180, 400, 900):
     seeds[f"fault_backend_{n:03d}"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT,
                                            acc=("mat", "inc", "fused")[n % 3], works=[SPEC6_WORK],
                                            reuse=True, fault=("backend", n))
+
+# iteration limits from the reference loop (fz_loop.c): exactly what the
+# dispatch needs (must succeed), fewer (WS_EITERATION_LIMIT at the limit), the
+# default; the megakernel counts each item's runs
+for name, kw in {"limit_exact_spec6": dict(limit="exact", reuse=True),
+                 "limit_short_spec6": dict(limit="short"),
+                 "limit_short6_spec6": dict(limit="short", short=6, acc="fused"),
+                 "limit_default_spec6": dict(limit="default", acc="mat")}.items():
+    seeds[name] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT, works=[SPEC6_WORK], **kw)
+seeds["limit_exact_megakernel"] = case(250, 16, 6, maxlen=12, mega=True, entry=(1, 4), nxt=LOOPY,
+                                       limit="exact")
+seeds["limit_short_megakernel"] = case(250, 16, 6, maxlen=12, mega=True, entry=(1, 4), nxt=LOOPY,
+                                       limit="short", short=2)
+seeds["limit_short_allqueues"] = case(150, 17, 6, maxlen=12, acc="mat", allq=True, entry=(2, 5),
+                                      nxt=LOOPY, limit="short", short=3)
+# raw clients that misbehave; the reference loop predicts the status and the
+# iteration: a stage that clones (its own work, or into another), a producer
+# over its bound, lying counts, a changed stage count, a bad drain stage
+seeds["mb_rise_spec6_early"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT, works=[SPEC6_WORK],
+                                    mb=("rise", 0, 1, 0))
+for at in (2, 5, 9, 14, 30):
+    seeds[f"mb_rise_spec6_at{at:02d}"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT,
+                                              works=[SPEC6_WORK], mb=("rise", 0, at, at))
+for at in (3, 8, 17):
+    seeds[f"mb_rise_two_works_w1_at{at:02d}"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO,
+                                                     mb=("rise", 1, at, 1))
+    seeds[f"mb_rise_two_works_w0_at{at:02d}"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO,
+                                                     acc="fused", mb=("rise", 0, at, 2))
+seeds["mb_over_capacity_first_pass"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT,
+                                            works=[SPEC6_WORK], mb=("over-capacity", 0, 0, 0))
+seeds["mb_over_capacity_w1"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO,
+                                    mb=("over-capacity", 1, 6, 3))
+seeds["mb_stage_sum"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT, works=[SPEC6_WORK],
+                             mb=("stage-sum", 0, 4, 5))
+seeds["mb_stage_sum_w1"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO, acc="mat",
+                                mb=("stage-sum", 1, 11, 1))
+seeds["mb_stage_count"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT, works=[SPEC6_WORK],
+                               mb=("stage-count", 0, 7, 1))
+seeds["mb_bad_drain_last"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT,
+                                  works=[dict(SPEC6_WORK, drain=1)], mb=("bad-drain", 0, 0, 0))
+seeds["mb_bad_drain_largest"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT,
+                                     works=[dict(SPEC6_WORK, drain=2)], mb=("bad-drain", 0, 10, 2))
+seeds["mb_legacy_rise"] = case(90, 8, 3, maxlen=4, legacy=True, nxt=SPEC6_NEXT,
+                               works=[{"C": 16, "amax": 2, "producers": {1: (1, 0), 2: (2, 0)},
+                                       "stages": [(0, 1)]}], mb=("rise", 0, 3, 1))
+# failing callbacks at a chosen call
+for call, nth in (("reset", 1), ("enqueue_count_readback", 1), ("enqueue_count_readback", 12),
+                  ("host_count", 7), ("stage_host_count", 20), ("admission_stage", 2),
+                  ("dispatch_stage", 3), ("prepare_for_producer", 5)):
+    drain = 1 if call == "admission_stage" else 0
+    seeds[f"mb_fail_{call}_{nth:02d}"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT, reuse=True,
+                                              works=[dict(SPEC6_WORK, drain=drain)],
+                                              mb=("fail", 0, call, nth))
+seeds["mb_fail_w1_host_count"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO,
+                                      mb=("fail", 1, "host_count", 4))
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 os.makedirs(out, exist_ok=True)

@@ -20,13 +20,13 @@ out=${WS_FUZZ_BUILD:-$root/build-rel-fuzz}
 cc=${CC:-clang}
 mkdir -p "$out/corpus"
 
-srcs=("$root"/src/core/*.c "$root/src/backend/cpu/cpu_backend.c"
+srcs=("$root"/src/core/*.c "$root/src/backend/registry.c" "$root"/src/backend/cpu/*.c
       "$root/src/backend/cuda/cuda_absent.c" "$root/src/backend/vulkan/vulkan_absent.c"
-      "$here/fz_kernels_cpu.c" "$here/fz_harness.c" "$here/fz_libfuzzer.c")
+      "$here/fz_kernels_cpu.c" "$here/fz_harness.c" "$here/fz_loop.c" "$here/fz_libfuzzer.c")
 flags=(-std=c11 -g -O1 -fopenmp -fno-omit-frame-pointer
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Wno-unknown-pragmas
-       -I"$root/include" -I"$root/src/core" -I"$here")
+       -I"$root/include" -iquote "$root/src/core" -I"$here")
 echo "fuzz: building $out/fz_fuzz with $cc"
 t0=$SECONDS
 "$cc" "${flags[@]}" "${srcs[@]}" -o "$out/fz_fuzz" -lm

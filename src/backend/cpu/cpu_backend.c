@@ -1,27 +1,47 @@
 /* wavesched — CPU backend: the reference implementation of the backend
  * interface. Device addresses are host pointers; the stream is the calling
  * thread, so every enqueued operation runs eagerly and in order, and
- * synchronize has nothing to wait for. Kernels run their own OpenMP loops
- * (kernel.h); queue operations below are sequential where order would
- * otherwise depend on threads, so CPU results are reproducible. */
+ * synchronize has nothing to wait for. Kernels run on the device's own
+ * threads (cpu_pool.c, through kernel.h's launchers); queue operations below
+ * are sequential where order would otherwise depend on threads, so CPU
+ * results are reproducible. */
 /* clock_gettime is POSIX, not C11 */
 #define _POSIX_C_SOURCE 200809L
 
-#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../core/alloc.h"
 #include "../../core/device.h"
+#include "../../core/memory.h"
 #include "../registry.h"
 #include "cpu_internal.h"
+#include "cpu_pool.h"
 
 #define U32(addr) ((uint32_t *)(uintptr_t)(addr))
 
-static void cpu_destroy(ws_device *dev) { ws_free(dev->impl); }
+/* dev->impl */
+typedef struct cpu_state {
+  double marks[2]; /* device timer: start and end, host milliseconds */
+  ws_cpu_pool *pool; /* the kernels' threads: the launchers' `stream` */
+} cpu_state;
+
+static cpu_state *cpu_of(ws_device *dev) { return (cpu_state *)dev->impl; }
+
+ws_cpu_pool *ws_cpu_pool_of(ws_device *dev) { return cpu_of(dev)->pool; }
+
+static void cpu_destroy(ws_device *dev) {
+  cpu_state *c = cpu_of(dev);
+  if (c)
+    ws_cpu_pool_destroy(c->pool);
+  ws_free(c);
+  dev->impl = NULL;
+}
 
 static ws_status cpu_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
   /* 64-byte alignment: any field type, and no false sharing between
@@ -86,7 +106,7 @@ static ws_status cpu_launch(ws_device *dev, const ws_module_entry *entry, bool m
                             const void *args, size_t args_size, uint32_t block) {
   (void)args_size;
   ws_launch_fn fn = mega ? entry->launch_mega : entry->launch;
-  int rc = fn(n, args, block, NULL);
+  int rc = fn(n, args, block, cpu_of(dev)->pool);
   if (rc != 0)
     return ws_dev_fail(dev, WS_EBACKEND, "cpu: kernel '%s' failed with %d", entry->name, rc);
   return WS_OK;
@@ -187,17 +207,80 @@ static ws_status cpu_queue_compact(ws_device *dev, const ws_queue_args *q) {
   return WS_OK;
 }
 
+/* ---- memory: the CPU device's memory is the process's host memory ---- */
+
+/* MemAvailable of /proc/meminfo (the kernel's estimate of what can be
+ * allocated without swapping), else free pages; WS_MEM_UNKNOWN if neither. */
+static uint64_t system_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[128];
+    unsigned long long kib;
+    while (fgets(line, sizeof line, f)) {
+      if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+        fclose(f);
+        return (uint64_t)kib * 1024u;
+      }
+    }
+    fclose(f);
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    return (uint64_t)pages * (uint64_t)page;
+  return WS_MEM_UNKNOWN;
+}
+
+/* What `resource` still allows beyond `used` bytes. */
+static uint64_t rlimit_headroom(int resource, uint64_t used) {
+  struct rlimit r;
+  if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+    return WS_MEM_UNKNOWN;
+  return (uint64_t)r.rlim_cur > used ? (uint64_t)r.rlim_cur - used : 0;
+}
+
+uint64_t ws_host_memory_available(void) {
+  uint64_t avail = system_available();
+  /* /proc/self/statm: size resident shared text lib data dt, in pages; the
+   * address space counts against RLIMIT_AS, data + stack (and, since Linux
+   * 4.7, private mappings: large mallocs) against RLIMIT_DATA */
+  unsigned long long size = 0, resident, shared, text, lib, data = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%llu %llu %llu %llu %llu %llu", &size, &resident, &shared, &text, &lib,
+               &data) != 6)
+      size = data = 0;
+    fclose(f);
+  }
+  const long page = sysconf(_SC_PAGESIZE);
+  const uint64_t p = page > 0 ? (uint64_t)page : 4096u;
+  const uint64_t as = rlimit_headroom(RLIMIT_AS, (uint64_t)size * p);
+  const uint64_t ds = rlimit_headroom(RLIMIT_DATA, (uint64_t)data * p);
+  if (as < avail)
+    avail = as;
+  if (ds < avail)
+    avail = ds;
+  return avail;
+}
+
+static ws_status cpu_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  (void)dev;
+  *available = ws_host_memory_available();
+  /* one buffer is one aligned_alloc: its size must fit the rounding */
+  *largest = (uint64_t)(SIZE_MAX - 63u);
+  return WS_OK;
+}
+
 /* The stream runs eagerly on the calling thread: its time is host time.
  * dev->impl holds the two marks. */
 static ws_status cpu_timer_mark(ws_device *dev, bool end) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  ((double *)dev->impl)[end] = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+  cpu_of(dev)->marks[end] = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
   return WS_OK;
 }
 
 static ws_status cpu_timer_elapsed(ws_device *dev, double *ms) {
-  const double *marks = dev->impl;
+  const double *marks = cpu_of(dev)->marks;
   *ms = marks[1] - marks[0];
   return WS_OK;
 }
@@ -224,15 +307,25 @@ static const ws_backend_ops cpu_ops = {
     .loop_create = ws_cpu_loop_create,
     .loop_run = ws_cpu_loop_run,
     .loop_destroy = ws_cpu_loop_destroy,
+    .memory_available = cpu_memory_available,
 };
 
 ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config) {
-  if (config->cpu_threads > 0)
-    omp_set_num_threads(config->cpu_threads);
-  dev->impl = ws_calloc(2, sizeof(double));
-  if (!dev->impl)
-    return ws_dev_fail(dev, WS_ENOMEM, "cpu: out of host memory");
+  if (config->cpu_threads < 0 || config->cpu_threads > WS_CPU_MAX_THREADS)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "cpu: cpu_threads %d: expected 0 (one per CPU) or 1..%d threads",
+                       config->cpu_threads, WS_CPU_MAX_THREADS);
+  const int threads = config->cpu_threads ? config->cpu_threads : ws_cpu_default_threads();
+  cpu_state *c = ws_calloc(1, sizeof *c);
+  if (!c)
+    return ws_dev_fail(dev, WS_ENOMEM, "cpu: no host memory for the device state");
+  c->pool = ws_cpu_pool_create(threads);
+  if (!c->pool) {
+    ws_free(c);
+    return ws_dev_fail(dev, WS_ENOMEM, "cpu: no host memory for the thread pool");
+  }
+  dev->impl = c;
   dev->ops = &cpu_ops;
-  snprintf(dev->name, sizeof dev->name, "cpu (%d OpenMP threads)", omp_get_max_threads());
+  snprintf(dev->name, sizeof dev->name, "cpu (%d threads)", threads);
   return WS_OK;
 }

@@ -47,7 +47,7 @@ void ws_cpu_loop_destroy(ws_device *dev, void *loop) {
 }
 
 static ws_status launch(ws_device *dev, const cpu_loop *l, uint32_t src) {
-  const int rc = l->d.entry->launch_dev(src, 1, &l->d.launch, l->d.block, NULL);
+  const int rc = l->d.entry->launch_dev(src, 1, &l->d.launch, l->d.block, ws_cpu_pool_of(dev));
   if (rc != 0)
     return ws_dev_fail(dev, WS_EBACKEND, "cpu: device loop: '%s' continuation %u failed with %d",
                        l->d.entry->name, src, rc);
@@ -64,7 +64,7 @@ static ws_status run_plan(ws_device *dev, const cpu_loop *l, const ws_dstate *st
   case WS_ACT_STAGE: {
     const ws_dec_work *w = ws_dec_work_at(st, p->work);
     const ws_loop_stage *k = &l->stages[w->first_stat + p->stage];
-    const int rc = k->entry->launch(k->count, k->args, l->d.block, NULL);
+    const int rc = k->entry->launch(k->count, k->args, l->d.block, ws_cpu_pool_of(dev));
     if (rc != 0)
       return ws_dev_fail(dev, WS_EBACKEND, "cpu: device loop: stage kernel '%s' failed with %d",
                          k->entry->name, rc);

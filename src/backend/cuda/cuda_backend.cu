@@ -138,7 +138,7 @@ static ws_status cuda_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, 
   /* cudaMalloc returns 256-byte aligned memory: any field type, and the
    * compaction kernel's 16-byte copies rely on it. Never 0 bytes: address 0
    * means "no slot list" in launch records. */
-  cudaError_t e = cudaMalloc(&p, size ? size : 1);
+  cudaError_t e = WS_CUDA_ALLOC(dev, cudaMalloc(&p, size ? size : 1));
   if (e != cudaSuccess) {
     (void)cudaGetLastError(); /* see ws_cuda_fail */
     return ws_dev_fail(dev, e == cudaErrorMemoryAllocation ? WS_EDEVMEM : WS_EBACKEND,
@@ -166,7 +166,7 @@ static ws_status cuda_host_alloc(ws_device *dev, size_t size, void **ptr, void *
   if (st != WS_OK)
     return st;
   void *p = NULL;
-  cudaError_t e = cudaHostAlloc(&p, size ? size : 1, 0);
+  cudaError_t e = WS_CUDA_ALLOC(dev, cudaHostAlloc(&p, size ? size : 1, 0));
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return ws_dev_fail(dev, WS_ENOMEM,
@@ -305,6 +305,19 @@ static ws_status cuda_timer_elapsed(ws_device *dev, double *ms) {
   return WS_OK;
 }
 
+/* Free device memory now (another process may take some before the next
+ * allocation) and the device's total as the largest single buffer. */
+static ws_status cuda_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  size_t free_bytes = 0, total = 0;
+  WS_CUDA_TRY(dev, cudaMemGetInfo(&free_bytes, &total));
+  *available = free_bytes;
+  *largest = total;
+  return WS_OK;
+}
+
 static const ws_backend_ops cuda_ops = {
     /* .name = */ "cuda",
     /* .destroy = */ cuda_destroy,
@@ -333,6 +346,7 @@ static const ws_backend_ops cuda_ops = {
     /* .loop_run = */ NULL,
     /* .loop_destroy = */ NULL,
 #endif
+    /* .memory_available = */ cuda_memory_available,
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:
@@ -377,18 +391,18 @@ static const char *queue_mode_name(ws_cuda_queue_mode m) {
  * was made (cuda_release skips what is still NULL), so nothing leaks. */
 static ws_status cuda_setup(ws_device *dev, ws_cuda *c) {
   if (!c->stream_borrowed)
-    WS_CUDA_TRY(dev, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    WS_CUDA_TRY(dev, WS_CUDA_ALLOC(dev, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking)));
   for (int i = 0; i < 2; ++i)
-    WS_CUDA_TRY(dev, cudaEventCreate(&c->timer[i]));
-  WS_CUDA_TRY(dev,
-              cudaHostAlloc(&c->herr_alloc, WS_HERR_WORDS * sizeof(uint32_t), cudaHostAllocMapped));
+    WS_CUDA_TRY(dev, WS_CUDA_ALLOC(dev, cudaEventCreate(&c->timer[i])));
+  WS_CUDA_TRY(dev, WS_CUDA_ALLOC(dev, cudaHostAlloc(&c->herr_alloc, WS_HERR_WORDS * sizeof(uint32_t),
+                                                    cudaHostAllocMapped)));
   memset(c->herr_alloc, 0, WS_HERR_WORDS * sizeof(uint32_t));
   c->herr = (volatile uint32_t *)c->herr_alloc;
   void *hd = NULL;
   WS_CUDA_TRY(dev, cudaHostGetDevicePointer(&hd, c->herr_alloc, 0));
   c->herr_dev = (uint32_t *)hd;
   void *ctl = NULL;
-  WS_CUDA_TRY(dev, cudaMalloc(&ctl, WS_CTL_WORDS * sizeof(uint32_t)));
+  WS_CUDA_TRY(dev, WS_CUDA_ALLOC(dev, cudaMalloc(&ctl, WS_CTL_WORDS * sizeof(uint32_t))));
   c->ctl = (uint32_t *)ctl;
   /* The control block's invariant (all zero) starts here. Doing it with our
    * own kernel also proves, before any user work, that this binary holds

@@ -16,6 +16,7 @@
 extern "C" {
 #include "../../core/alloc.h"
 #include "../../core/device.h"
+#include "../../core/fault.h"
 }
 
 /* Threads per block of every queue kernel, and tokens each thread keeps in
@@ -124,6 +125,12 @@ ws_status ws_cuda_fail(ws_device *dev, cudaError_t err, const char *call, const 
     if (ws_e_ != cudaSuccess)                                                                      \
       return ws_cuda_fail((dev), ws_e_, #expr, __FILE__, __LINE__);                                \
   } while (0)
+
+/* An allocating runtime call that fault injection (src/core/fault.h) may
+ * fail as the driver would, with cudaErrorMemoryAllocation:
+ *   WS_CUDA_TRY(dev, WS_CUDA_ALLOC(dev, cudaMalloc(&p, n))); */
+#define WS_CUDA_ALLOC(dev, expr)                                                                   \
+  (ws_fault_backend_alloc((dev), #expr) ? cudaErrorMemoryAllocation : (expr))
 
 /* After a <<<>>> launch: the launch's own error (bad configuration, no
  * kernel image for this device, ...), reported as the launch of `what`. */

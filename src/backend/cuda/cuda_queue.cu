@@ -366,7 +366,7 @@ static ws_status ws_cub_reserve(ws_device *dev, ws_cuda *c, uint32_t n, uint32_t
     c->cub_temp = NULL;
     c->cub_temp_bytes = 0;
   }
-  WS_CUDA_TRY(dev, cudaMalloc(&c->cub_temp, want));
+  WS_CUDA_TRY(dev, WS_CUDA_ALLOC(dev, cudaMalloc(&c->cub_temp, want)));
   c->cub_temp_bytes = want;
   *bytes = want;
   return WS_OK;

@@ -65,6 +65,7 @@
 #define cudaMemsetAsync hipMemsetAsync
 #define cudaMemcpyHostToDevice hipMemcpyHostToDevice
 #define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define cudaMemGetInfo hipMemGetInfo
 
 /* gfx90a (CDNA2) runs wave64. */
 #if defined(__AMDGCN_WAVEFRONT_SIZE)

@@ -450,17 +450,17 @@ static ws_status create_stream(ws_device *dev) {
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
                                 .queueFamilyIndex = vk->family};
-  ws_status st = VK_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &vk->pool);
+  ws_status st = VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &vk->pool);
   if (st != WS_OK)
     return st;
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = vk->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
-  if ((st = VK_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &vk->cmd)) != WS_OK)
+  if ((st = VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &vk->cmd)) != WS_OK)
     return st;
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  return VK_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &vk->fence);
+  return VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &vk->fence);
 }
 
 static void vk_destroy(ws_device *dev) {
@@ -520,7 +520,34 @@ static const ws_backend_ops vk_ops = {
      * device time" exactly as they would for NULL ops. */
     .timer_mark = vk_op_timer_mark,
     .timer_elapsed = vk_op_timer_elapsed,
+    .memory_available = vk_op_memory_available,
 };
+
+/* What memory_available reports besides the heaps: whether budgets can be
+ * queried (VK_EXT_memory_budget, a physical-device query that needs no
+ * enabling) and the largest single allocation. */
+static ws_status query_memory_limits(ws_device *dev) {
+  vk_impl *vk = vk_of(dev);
+  VkPhysicalDeviceMaintenance3Properties m3 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                    .pNext = &m3};
+  vkGetPhysicalDeviceProperties2(vk->phys, &p2);
+  vk->max_alloc = m3.maxMemoryAllocationSize;
+  uint32_t n = 0;
+  ws_status st = VK_CALL(dev, vkEnumerateDeviceExtensionProperties, vk->phys, NULL, &n, NULL);
+  if (st != WS_OK || n == 0)
+    return st;
+  VkExtensionProperties *ext = ws_calloc(n, sizeof *ext);
+  if (!ext)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the device extension list");
+  st = VK_CALL(dev, vkEnumerateDeviceExtensionProperties, vk->phys, NULL, &n, ext);
+  for (uint32_t i = 0; st == WS_OK && i < n; ++i)
+    if (strcmp(ext[i].extensionName, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) == 0)
+      vk->memory_budget = true;
+  ws_free(ext);
+  return st;
+}
 
 ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config) {
   vk_impl *vk = ws_calloc(1, sizeof *vk);
@@ -551,9 +578,10 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
       vk->queue_block = lim->maxComputeWorkGroupSize[0];
     if (lim->maxComputeWorkGroupInvocations < vk->queue_block)
       vk->queue_block = lim->maxComputeWorkGroupInvocations;
-    if (!vk->external)
-      st = create_device(dev);
+    st = query_memory_limits(dev);
   }
+  if (st == WS_OK && !vk->external)
+    st = create_device(dev);
   if (st == WS_OK)
     st = create_stream(dev);
   if (st == WS_OK)

@@ -17,6 +17,7 @@
 #define WAVESCHED_BACKEND_VULKAN_INTERNAL_H
 
 #include "../../core/device.h"
+#include "../../core/fault.h"
 
 #include <vulkan/vulkan.h>
 
@@ -90,6 +91,8 @@ typedef struct vk_impl {
   VkPhysicalDeviceProperties props;
   VkPhysicalDeviceMemoryProperties memory;
   vk_features features;
+  bool memory_budget;     /* VK_EXT_memory_budget: heap budgets can be queried */
+  VkDeviceSize max_alloc; /* maxMemoryAllocationSize (Vulkan 1.1) */
 
   /* the stream */
   VkCommandPool pool;
@@ -141,6 +144,11 @@ const char *vk_result_name(VkResult r);
 ws_status vk_status_of(VkResult r);
 ws_status vk_check(ws_device *dev, VkResult r, const char *call);
 #define VK_CALL(dev, fn, ...) vk_check((dev), fn(__VA_ARGS__), #fn)
+/* VK_CALL for a call that allocates: under fault injection (src/core/fault.h)
+ * it may fail as the driver would, with VK_ERROR_OUT_OF_DEVICE_MEMORY. */
+#define VK_ALLOC_CALL(dev, fn, ...)                                                                \
+  vk_check((dev), ws_fault_backend_alloc((dev), #fn) ? VK_ERROR_OUT_OF_DEVICE_MEMORY : fn(__VA_ARGS__), \
+           #fn)
 
 /* vk_memory.c */
 ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buffer **out);
@@ -152,6 +160,9 @@ ws_status vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void *
 void vk_op_buffer_free(ws_device *dev, void *handle);
 ws_status vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle);
 void vk_op_host_free(ws_device *dev, void *handle);
+/* The largest device-local heap's budget minus its usage (VK_EXT_memory_budget),
+ * else its size; the largest single allocation. */
+ws_status vk_op_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest);
 
 /* vk_stream.c: recording. vk_record_begin opens the command buffer if
  * needed and puts the barrier that orders the next operation after the

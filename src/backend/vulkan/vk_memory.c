@@ -113,7 +113,7 @@ ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buff
                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   if (!host)
     bi.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-  ws_status st = VK_CALL(dev, vkCreateBuffer, vk->device, &bi, NULL, &b->buffer);
+  ws_status st = VK_ALLOC_CALL(dev, vkCreateBuffer, vk->device, &bi, NULL, &b->buffer);
   if (st != WS_OK) {
     ws_free(b);
     return st;
@@ -141,7 +141,7 @@ ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buff
                              .pNext = host ? NULL : &flags,
                              .allocationSize = req.size,
                              .memoryTypeIndex = type};
-  st = VK_CALL(dev, vkAllocateMemory, vk->device, &ai, NULL, &b->memory);
+  st = VK_ALLOC_CALL(dev, vkAllocateMemory, vk->device, &ai, NULL, &b->memory);
   if (st == WS_OK)
     st = VK_CALL(dev, vkBindBufferMemory, vk->device, b->buffer, b->memory, 0);
   if (st == WS_OK && host)
@@ -221,4 +221,33 @@ ws_status vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handl
 
 void vk_op_host_free(ws_device *dev, void *handle) {
   vk_buffer_destroy(dev, handle);
+}
+
+ws_status vk_op_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  vk_impl *vk = vk_of(dev);
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  VkPhysicalDeviceMemoryProperties2 props = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+  if (vk->memory_budget) {
+    props.pNext = &budget;
+    vkGetPhysicalDeviceMemoryProperties2(vk->phys, &props);
+  }
+  /* device buffers live in one device-local heap (pick_memory_type): the
+   * largest of them bounds what a request can get */
+  uint64_t best = 0;
+  bool any = false;
+  for (uint32_t h = 0; h < vk->memory.memoryHeapCount; ++h) {
+    if (!(vk->memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT))
+      continue;
+    uint64_t a = vk->memory.memoryHeaps[h].size;
+    if (vk->memory_budget)
+      a = budget.heapBudget[h] > budget.heapUsage[h] ? budget.heapBudget[h] - budget.heapUsage[h]
+                                                     : 0;
+    best = a > best ? a : best;
+    any = true;
+  }
+  *available = any ? best : UINT64_MAX;
+  *largest = vk->max_alloc ? (uint64_t)vk->max_alloc : UINT64_MAX;
+  return WS_OK;
 }
