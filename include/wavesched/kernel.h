@@ -349,6 +349,48 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
                                                           uint32_t src, uint32_t slot,  \
                                                           uint32_t scan) {              \
     return slot < scan && WS_PTR(const uint32_t, p->tokens)[slot] == src;               \
+  }                                                                                     \
+  /* The tail (ws_scheduler_config.tail_frames): the suspended frame at `slot`  \
+   * runs from its continuation to its end, as the megakernel runs an item,    \
+   * at most `limit` continuations (0 = no limit; an item stopped there is     \
+   * counted as the megakernel counts it). Its slot is freed and its queue's   \
+   * count drops by one, whatever the accounting: the counts stay the tokens'. */ \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_tail_run(const ws_launch *p, uint32_t slot, \
+                                                         uint64_t limit) {              \
+    uint32_t *tokens = WS_PTR(uint32_t, p->tokens);                                     \
+    uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
+    const uint32_t src = tokens[slot];                                                  \
+    tframe f;                                                                           \
+    ws_item it;                                                                         \
+    it.id = WS_PTR(const uint32_t, p->ids)[slot];                                       \
+    tframe##_ws_load(&f, p, slot);                                                      \
+    uint32_t next = src;                                                                \
+    uint64_t runs = 0;                                                                  \
+    do {                                                                                \
+      if (limit && runs == limit) {                                                     \
+        ws_atomic_add_u32(&counts[WS_COUNTS_LIMIT(p->continuation_count)], 1u);         \
+        break;                                                                          \
+      }                                                                                 \
+      next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
+                            &counts[WS_COUNTS_BAD(p->continuation_count)],              \
+                            p->continuation_count);                                     \
+      ++runs;                                                                           \
+    } while (next != WS_TERMINATE);                                                     \
+    tokens[slot] = WS_TERMINATE;                                                        \
+    /* a token outside 1..K was counted as a bad transition by the resume */            \
+    if (src <= p->continuation_count)                                                   \
+      ws_atomic_add_u32_agg(&counts[src], 0xffffffffu);                                 \
+  }                                                                                     \
+  /* The tail's scan bound and per-item limit: the launch's own, or when a     \
+   * device loop drives it the plan's (0 slots unless the plan is a tail). */   \
+  WS_DEVICE static inline uint32_t co##_ws_tail_bound(const ws_launch *p, uint64_t *limit) { \
+    if (!p->plan) {                                                                     \
+      *limit = p->limit;                                                                \
+      return p->slot_base;                                                              \
+    }                                                                                   \
+    const ws_launch_plan *pl = WS_PTR(const ws_launch_plan, p->plan);                   \
+    *limit = pl->first_id;                                                              \
+    return pl->action == WS_PLAN_TAIL ? pl->slot_base : 0u;                             \
   }
 
 /** Defines coroutine `co` with frame `tframe`, arguments `targs`, entry
@@ -434,6 +476,7 @@ typedef struct ws_cpu_dev_args_ {
   ws_launch_plan pl;
   uint32_t src;
   uint32_t scan;
+  uint64_t limit; /* the tail's per-item limit */
 } ws_cpu_dev_args_;
 #define WS_LAUNCHER_(lname, fn, T)                                                      \
   static void lname##_range(const void *args, uint32_t begin, uint32_t end) {           \
@@ -484,7 +527,8 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
        s += (uint64_t)gridDim.x * blockDim.x)
     if (match_and_run((uint32_t)s, false)) {
       match_and_run((uint32_t)s, true);
-      ws_atomic_add_u32(ran, 1u);
+      if (ran)
+        ws_atomic_add_u32(ran, 1u);
     }
 }
 #else
@@ -531,7 +575,7 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
   if (tid < ws_scan_n_)
     match_and_run(ws_scan_q_[tid], true);
   /* the frames this block ran, for the loop's check against the count */
-  if (tid == 0 && ws_scan_ran_)
+  if (tid == 0 && ws_scan_ran_ && ran)
     atomicAdd(ran, ws_scan_ran_);
 }
 #endif
@@ -569,6 +613,30 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     for (uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x; i_ < n_;                  \
          i_ += gridDim.x * blockDim.x)                                                  \
       co##_ws_dev_at(&a_, SRC_, &pl_, i_);                                              \
+  }                                                                                     \
+  /* the tail: the suspended frames packed into full warps block by block, so \
+   * that few live frames among many slots do not run one per warp */           \
+  __global__ void co##_ws_tail_gpu(ws_launch a_) {                                      \
+    uint64_t limit_;                                                                    \
+    const uint32_t scan_ = co##_ws_tail_bound(&a_, &limit_);                            \
+    const uint32_t *tok_ = WS_PTR(const uint32_t, a_.tokens);                           \
+    ws_scan_run_(scan_, (uint32_t *)0, [&](uint32_t slot, bool run) -> bool {           \
+      if (run)                                                                          \
+        co##_ws_tail_run(&a_, slot, limit_);                                            \
+      return !run && slot < scan_ && tok_[slot] != WS_TERMINATE;                        \
+    });                                                                                 \
+  }                                                                                     \
+  static int co##_ws_tail_launch(uint32_t n, const void *args, uint32_t block,          \
+                                 void *stream) {                                        \
+    if (n == 0)                                                                         \
+      return 0;                                                                         \
+    ws_launch a_;                                                                       \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    uint64_t grid = ((uint64_t)n + block - 1u) / block;                                 \
+    if (grid > 65535u)                                                                  \
+      grid = 65535u;                                                                    \
+    co##_ws_tail_gpu<<<(uint32_t)grid, block, 2u * block * 4u, (WS_GPU_STREAM)stream>>>(a_); \
+    return WS_GPU_LAST_ERROR();                                                         \
   }                                                                                     \
   template <uint32_t SRC_> struct co##_ws_step_k_ {                                     \
     static int run(const ws_launch *a, uint32_t n, uint32_t grid, uint32_t block,       \
@@ -646,6 +714,22 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
                           1u);                                                          \
       }                                                                                 \
   }                                                                                     \
+  WS_DEVICE static void co##_ws_tail_range_(const void *args, uint32_t b_, uint32_t e_) { \
+    const ws_cpu_dev_args_ *d_ = (const ws_cpu_dev_args_ *)args;                        \
+    for (uint32_t s_ = b_; s_ < e_; ++s_)                                               \
+      if (WS_PTR(const uint32_t, d_->a.tokens)[s_] != WS_TERMINATE)                     \
+        co##_ws_tail_run(&d_->a, s_, d_->limit);                                        \
+  }                                                                                     \
+  static int co##_ws_tail_launch(uint32_t n, const void *args, uint32_t block,          \
+                                 void *stream) {                                        \
+    (void)n;                                                                            \
+    (void)block;                                                                        \
+    ws_cpu_dev_args_ d_;                                                                \
+    memset(&d_, 0, sizeof d_);                                                          \
+    d_.a = *(const ws_launch *)args;                                                    \
+    d_.scan = co##_ws_tail_bound(&d_.a, &d_.limit);                                     \
+    return ws_cpu_parallel_for(stream, d_.scan, &d_, co##_ws_tail_range_);              \
+  }                                                                                     \
   static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
                                 uint32_t block, void *stream) {                         \
     (void)grid;                                                                         \
@@ -690,10 +774,11 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
    (uint32_t)co##_ws_frame_size,                                                        \
    (uint32_t)co##_ws_frame_fields,                                                      \
    (uint32_t)co##_ws_frame_field_bytes,                                                 \
-   co##_ws_dev_launch},
+   co##_ws_dev_launch,                                                                  \
+   co##_ws_tail_launch},
 /** The module entry of plain kernel `k` (WS_KERNEL). */
 #define WS_MODULE_KERNEL(k)                                                             \
-  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 /** Ends module `m`'s table and defines `const ws_module m_module_cpu` (C) or
  * `m_module_cuda` (CUDA), which the generated `m_modules` set lists. */
 #define WS_MODULE_END(m)                                                                \

@@ -38,15 +38,16 @@ enum ws_layout_value {
 #define WS_LAUNCH_SCAN 4u
 
 /** Launch record of a coroutine kernel (one continuation over `count` frames,
- * the entry over `count` new items, or the megakernel over `count` items).
+ * the entry over `count` new items, the megakernel over `count` items, or
+ * the tail over the suspended frames below slot_base).
  *
  * Invariants the scheduler guarantees to the wrapper:
  *  - slot i of the launch is slots[i] when slots != 0, else slot_base + i,
  *    and every such slot is < capacity and distinct within the launch;
  *  - src == 0 means "run the entry for item first_id + i";
  *  - counts has WS_COUNTS_WORDS(K) words: [1..K] queue counts, [K+1] the
- *    number of invalid transitions seen, [K+2] the items the megakernel
- *    stopped at `limit` (errors the host reports), [K+3] the frames scan-mode
+ *    number of invalid transitions seen, [K+2] the items the megakernel or
+ *    the tail stopped at `limit` (errors the host reports), [K+3] the frames scan-mode
  *    launches ran, a running total the loop checks against the counts it
  *    trusted.
  */
@@ -62,13 +63,14 @@ typedef struct ws_launch {
   uint32_t capacity;           /**< resident frames R: slots are < capacity */
   uint32_t first_id;           /**< entry launches: the id of the first new item */
   uint32_t src;                /**< the continuation resumed; 0 = the entry */
-  uint32_t slot_base;          /**< first slot of a dense range (slots == 0); the scan bound with WS_LAUNCH_SCAN */
+  uint32_t slot_base;          /**< first slot of a dense range (slots == 0); the scan
+                                    bound with WS_LAUNCH_SCAN and in the tail */
   uint32_t layout;             /**< WS_LAYOUT_AOS or WS_LAYOUT_SOA */
   uint32_t flags;              /**< WS_LAUNCH_FUSED, WS_LAUNCH_SCAN */
   uint32_t continuation_count; /**< K */
   uint64_t plan;  /**< device loops: address of the ws_launch_plan this launch reads
                      (count, src, first_id, slot_base, slots); 0 = the fields above */
-  uint64_t limit; /**< megakernel: most continuation runs per item, 0 = none */
+  uint64_t limit; /**< megakernel, tail: most continuation runs per item, 0 = none */
 } ws_launch;
 
 /* What a launch driven by a device loop reads at ws_launch.plan: the loop's
@@ -85,14 +87,18 @@ typedef struct ws_launch {
 #define WS_PLAN_RESUME_ALL 3u
 /** ws_launch_plan.action: an auxiliary stage runs. */
 #define WS_PLAN_STAGE 4u
+/** ws_launch_plan.action: the tail runs every suspended frame below slot_base
+ * to its end, at most first_id continuations each (0 = no limit). */
+#define WS_PLAN_TAIL 5u
 /** What a launch driven by a device loop reads at ws_launch.plan. */
 typedef struct ws_launch_plan {
   uint32_t action;      /**< WS_PLAN_* */
   uint32_t src;         /**< the continuation resumed; 0 = the entry */
   uint32_t count;       /**< frames (or new items) */
-  uint32_t first_id;    /**< refills: the id of the first new item */
+  uint32_t first_id;    /**< refills: the id of the first new item; the tail: the
+                             most continuations an item may run (0 = no limit) */
   uint32_t slot_base;   /**< first slot of a dense range (use_slots == 0); the scan
-                             bound (use_slots == 2) */
+                             bound (use_slots == 2, and the tail) */
   uint32_t use_slots;   /**< 0: slot_base + i; 1: slots[slot_offset + i]; 2: scan
                              [0, slot_base) for the slots whose token is src
                              (WS_LAUNCH_SCAN) */

@@ -65,6 +65,10 @@ typedef struct ws_module_entry {
   uint32_t frame_fields;       /**< coroutines: the frame's field count */
   uint32_t frame_field_bytes;  /**< coroutines: the sum of the frame's field sizes */
   ws_dev_launch_fn launch_dev; /**< coroutines (CPU/CUDA): the device-loop launcher */
+  /** Coroutines (CPU/CUDA): the tail (ws_scheduler_config.tail_frames) — every
+   * suspended frame in slots below the launch's scan bound, run from its
+   * continuation to its end; NULL where the module has none (Vulkan). */
+  ws_launch_fn launch_tail;
 } ws_module_entry;
 
 /** The kernels one source file defines, compiled for one backend

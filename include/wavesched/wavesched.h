@@ -388,6 +388,14 @@ typedef struct ws_scheduler_config {
   ws_loop_kind loop;               /**< default WS_LOOP_AUTO */
   uint32_t observe_interval;       /**< device loop: iterations between host
                                       synchronizations; 0 = one per dispatch */
+  /** The tail: once every item is admitted and fewer than tail_frames frames
+   * are live, one launch runs each of them from its continuation to its end
+   * (the megakernel form of the same coroutine), instead of many iterations
+   * over small queues. Same results; 0 = never. It never runs while
+   * auxiliary works are registered (a continuation could produce into them),
+   * nor where the module has no tail launcher (Vulkan modules):
+   * ws_dispatch_stats.tail_item_count says how many items finished there. */
+  uint32_t tail_frames;
 } ws_scheduler_config;
 
 /** The iteration limit when the configuration says 0: no dispatch loops
@@ -447,6 +455,10 @@ typedef struct ws_dispatch_stats {
   double device_ms;
   ws_loop_kind loop;        /**< the loop that ran: WS_LOOP_HOST or WS_LOOP_DEVICE */
   uint64_t host_sync_count; /**< synchronizations the loop waited for */
+  /** Items finished in the tail (ws_scheduler_config.tail_frames). Their
+   * continuation runs there are not in resumed_count nor in the per-node
+   * statistics; the tail itself is one iteration. */
+  uint64_t tail_item_count;
 } ws_dispatch_stats;
 
 /** Whether statistics are collected (config or WS_STATS=1). */

@@ -88,6 +88,20 @@ typedef struct ws_loop_desc {
   uint32_t stage_count;
 } ws_loop_desc;
 
+/* Which of a module entry's launchers a launch runs: a kernel or a
+ * coroutine's step, the coroutine's megakernel (every item from its entry
+ * to its end), or its tail (every suspended frame below a scan bound from
+ * its continuation to its end; kernel.h). */
+typedef enum ws_launch_form { WS_FORM_STEP = 0, WS_FORM_MEGA = 1, WS_FORM_TAIL = 2 } ws_launch_form;
+
+/* The entry's launcher of `form` (CPU and CUDA modules), NULL where it has none. */
+static inline ws_launch_fn ws_entry_launcher(const ws_module_entry *e, ws_launch_form form) {
+  return form == WS_FORM_MEGA ? e->launch_mega : form == WS_FORM_TAIL ? e->launch_tail : e->launch;
+}
+static inline const char *ws_form_name(ws_launch_form form) {
+  return form == WS_FORM_MEGA ? "megakernel" : form == WS_FORM_TAIL ? "tail" : "kernel";
+}
+
 typedef struct ws_backend_ops {
   const char *name;
   void (*destroy)(ws_device *dev);
@@ -107,10 +121,10 @@ typedef struct ws_backend_ops {
   ws_status (*enqueue_fill_u32)(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
   ws_status (*synchronize)(ws_device *dev);
 
-  /* enqueued kernel launch over n indices (mega selects the coroutine's
-   * megakernel); args_size bytes of args by value */
-  ws_status (*launch)(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
-                      const void *args, size_t args_size, uint32_t block);
+  /* enqueued kernel launch over n indices, of the entry's launcher `form`
+   * (ws_entry_launcher); args_size bytes of args by value */
+  ws_status (*launch)(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                      uint32_t n, const void *args, size_t args_size, uint32_t block);
 
   /* ---- scheduler queue operations (enqueued) ---- */
   /* counts[t] = |{s < scan : tokens[s] == t}| for t in 0..K; counts[K+1] kept */

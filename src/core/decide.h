@@ -17,7 +17,7 @@
  *                    whether admission will be evaluated (the host loop then
  *                    asks clients that declare availability, issue 18);
  *   ws_dec_admit     §3.4 B-D and §2.2 steps 5-7: the plan (a stage, a
- *                    refill or a resume) — the host loop may then replace a
+ *                    refill, a resume, or the tail) — the host loop may then replace a
  *                    forced drain's stage by the client's admission_stage()
  *                    and validate it with ws_dec_check_drain;
  *   ws_dec_commit    statistics of the plan, allowances for the next
@@ -55,6 +55,7 @@
 #define WS_DEC_ALIGN 64u       /* a refill alignment list is configured */
 #define WS_DEC_SCAN 128u       /* a resumed queue's launch selects its frames itself
                                   (WS_LAUNCH_SCAN): fused accounting, whole queues */
+#define WS_DEC_TAIL 256u       /* tail_frames != 0: device loops record the tail */
 
 enum ws_dec_status { WS_DEC_RUNNING = 0, WS_DEC_DONE = 1, WS_DEC_ERROR = 2 };
 
@@ -63,7 +64,8 @@ enum ws_dec_action {
   WS_ACT_REFILL = 1,     /* optional compaction, entry over new items, publish */
   WS_ACT_RESUME = 2,     /* one continuation over the selected queue */
   WS_ACT_RESUME_ALL = 3, /* all-queues policy: every non-empty queue, ascending */
-  WS_ACT_STAGE = 4       /* one auxiliary stage */
+  WS_ACT_STAGE = 4,      /* one auxiliary stage */
+  WS_ACT_TAIL = 5        /* every live frame to its end (tail_frames), no queue after it */
 };
 
 /* What ran since the last boundary, per work: the only suspect when the
@@ -89,7 +91,8 @@ enum ws_dec_err_kind {
   WS_DERR_CLIENT = 14,        /* work; a = errors the client's device words report */
   WS_DERR_AVAIL = 15,         /* work; a = available slots, b = C - L */
   WS_DERR_AVAIL_EMPTY = 16,   /* work; a = available slots, b = C (L == 0) */
-  WS_DERR_SCAN = 17           /* queue; a = frames its count promised, b = frames the launch found */
+  WS_DERR_SCAN = 17,          /* queue; a = frames its count promised, b = frames the launch found */
+  WS_DERR_TAIL_LIMIT = 18     /* a = items stopped, b = the per-item limit, c = items in the tail */
 };
 
 /* ws_status values the record carries (status.h; repeated here so that the
@@ -201,11 +204,16 @@ typedef struct ws_dstate {
   /* ---- scan mode: frames the scan launches should have run in total (the
    * counts' word WS_COUNTS_SCANNED runs the real total), and the last one ---- */
   uint32_t scan_total, scan_queue, scan_count;
+  /* ---- the tail: below tail_frames live frames, once every item is
+   * admitted and no auxiliary work is registered (0 = never); the per-item
+   * limit of the tail that ran ---- */
+  uint32_t tail_frames, tail_limit;
   uint64_t aux_live; /* Σ L over works */
   uint64_t pass;     /* index of this pass through the loop (error messages) */
   /* ---- dispatch statistics (SPEC §3.7) ---- */
   uint64_t iterations, generated, resumed, scanned, max_active;
   uint64_t aux_dispatches, forced_drains, blocked;
+  uint64_t tail_items; /* items finished in the tail */
   ws_dec_plan plan;
   ws_dec_err err;
 } ws_dstate;
@@ -222,12 +230,12 @@ _Static_assert(offsetof(ws_dec_plan, action) == offsetof(ws_launch_plan, action)
                "ws_dec_plan starts with ws_launch_plan");
 _Static_assert(WS_ACT_NONE == WS_PLAN_NONE && WS_ACT_REFILL == WS_PLAN_REFILL &&
                    WS_ACT_RESUME == WS_PLAN_RESUME && WS_ACT_RESUME_ALL == WS_PLAN_RESUME_ALL &&
-                   WS_ACT_STAGE == WS_PLAN_STAGE,
+                   WS_ACT_STAGE == WS_PLAN_STAGE && WS_ACT_TAIL == WS_PLAN_TAIL,
                "launch.h repeats the plan actions");
 _Static_assert(sizeof(ws_dec_err) == 64, "decide.glsl: ws_dec_err is 64 bytes");
 _Static_assert(sizeof(ws_dec_plan) == 64, "decide.glsl: ws_dec_plan is 64 bytes");
 _Static_assert(sizeof(ws_dec_work) == 112, "decide.glsl: ws_dec_work is 112 bytes");
-_Static_assert(sizeof(ws_dstate) == 368, "decide.glsl: ws_dstate is 368 bytes");
+_Static_assert(sizeof(ws_dstate) == 384, "decide.glsl: ws_dstate is 384 bytes");
 
 #endif
 
@@ -280,6 +288,13 @@ WS_DEC void ws_dec_observe(ws_dstate *d) {
   if (h[K + 1] != 0) {
     ws_dec_fail(d, WS_DEC_S_EPROTO_INTERNAL, WS_DERR_BAD_TRANSITION, WS_DEC_NONE, 0, 0, h[K + 1],
                 K, 0, 0);
+    return;
+  }
+  if (h[WS_COUNTS_LIMIT(K)] != 0) {
+    /* the tail stopped items at the iteration limit's remainder: the
+     * wavefront would have reached the limit with them still live */
+    ws_dec_fail(d, WS_DEC_S_EITERATION_LIMIT, WS_DERR_TAIL_LIMIT, WS_DEC_NONE, 0, 0,
+                h[WS_COUNTS_LIMIT(K)], d->tail_limit, d->tail_items, 0);
     return;
   }
   if ((d->flags & WS_DEC_SCAN) && h[WS_COUNTS_SCANNED(K)] != d->scan_total) {
@@ -448,6 +463,14 @@ WS_DEC void ws_dec_admit(ws_dstate *d) {
   ws_dec_plan *p = &d->plan;
   p->action = WS_ACT_NONE;
   p->forced = 0;
+  /* The tail: few frames left, nothing to admit, nothing that a continuation
+   * could produce into. Not on the iteration that the limit allows last, so
+   * the tail always has at least one continuation per item to give. */
+  if (d->tail_frames && d->aux_count == 0 && d->admitted == d->N && d->live != 0 &&
+      d->live < d->tail_frames && (!d->iteration_limit || d->iterations < d->iteration_limit)) {
+    p->action = WS_ACT_TAIL;
+    return;
+  }
   if (!(d->flags & WS_DEC_GREEDY)) {
     /* all-queues policy (materialized, no auxiliary work) */
     p->action = ws_dec_refill_wanted(d, 0) ? WS_ACT_REFILL : WS_ACT_RESUME_ALL;
@@ -649,6 +672,19 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
     ns[3u * j] += 1;
     ns[3u * j + 1u] += m;
     d->resumed += m;
+    break;
+  }
+  case WS_ACT_TAIL: {
+    /* Its continuation runs are not per-node statistics: the items are
+     * counted (tail_items) and the remaining iterations bound each item. */
+    const uint64_t left = d->iteration_limit ? d->iteration_limit - d->iterations : 0u;
+    p->queue = 0;
+    p->count = d->live;
+    p->slot_base = d->high;
+    p->first_id = left > 0xffffffffu ? 0xffffffffu : (uint32_t)left;
+    d->tail_limit = p->first_id;
+    d->tail_items += d->live;
+    d->scanned += d->high;
     break;
   }
   case WS_ACT_RESUME_ALL:

@@ -301,5 +301,5 @@ ws_status ws_kernel_launch(const ws_kernel *k, uint32_t n, const void *args, siz
     return WS_EINVAL;
   if (n == 0)
     return WS_OK;
-  return dev->ops->launch(dev, k->entry, false, n, args, args_size, 128);
+  return dev->ops->launch(dev, k->entry, WS_FORM_STEP, n, args, args_size, 128);
 }

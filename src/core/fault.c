@@ -112,12 +112,12 @@ static ws_status f_synchronize(ws_device *dev) {
   return INNER(dev)->synchronize(dev);
 }
 
-static ws_status f_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
-                          const void *args, size_t args_size, uint32_t block) {
+static ws_status f_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                          uint32_t n, const void *args, size_t args_size, uint32_t block) {
   ws_status st;
   if (fault_hit(dev, "launch", WS_EBACKEND, &st))
     return st;
-  return INNER(dev)->launch(dev, entry, mega, n, args, args_size, block);
+  return INNER(dev)->launch(dev, entry, form, n, args, args_size, block);
 }
 
 #define QUEUE_OP(op)                                                                       \

@@ -13,7 +13,8 @@
  *       after a refill the live frames fill [0, high) densely;
  *   I5  every auxiliary work holds L <= C (decide.h, ws_dec_observe).
  * Each iteration does exactly one of: one auxiliary stage, one refill, one
- * continuation launch (all-queues policy: every non-empty queue once).
+ * continuation launch (all-queues policy: every non-empty queue once), or
+ * the tail (every live frame to its end: no frame is live after it).
  */
 /* clock_gettime is POSIX, not C11 */
 #define _POSIX_C_SOURCE 200809L
@@ -147,8 +148,8 @@ static ws_status check_boundary(ws_scheduler *s) {
 /* Launches continuation `src` (0: the entry) over the plan's frames, then
  * publishes the counts when accounting is incremental but not fused. With
  * `scan` the launch selects the frames of [0, slot_base) itself. */
-static ws_status launch(ws_scheduler *s, uint32_t src, uint32_t n, uint64_t slots,
-                        uint32_t slot_base, uint32_t first_id, bool scan) {
+static ws_status launch(ws_scheduler *s, ws_launch_form form, uint32_t src, uint32_t n,
+                        uint64_t slots, uint32_t slot_base, uint64_t first_id, bool scan) {
   ws_dstate *d = &s->d;
   ws_launch l;
   memset(&l, 0, sizeof l);
@@ -167,11 +168,17 @@ static ws_status launch(ws_scheduler *s, uint32_t src, uint32_t n, uint64_t slot
   l.count = n;
   l.slots = slots;
   l.slot_base = slot_base;
-  l.first_id = first_id;
-  ws_status st = s->dev->ops->launch(s->dev, s->entry, false, n, &l, sizeof l, s->block);
+  if (form == WS_FORM_TAIL)
+    l.limit = first_id; /* the plan's per-item limit */
+  else
+    l.first_id = (uint32_t)first_id;
+  ws_status st = s->dev->ops->launch(s->dev, s->entry, form, n, &l, sizeof l, s->block);
   if (st != WS_OK)
-    return dev_fail(s, st, d->pass, src ? "continuation launch" : "entry launch");
-  if (d->flags & WS_DEC_PUBLISH) {
+    return dev_fail(s, st, d->pass,
+                    form == WS_FORM_TAIL ? "tail launch"
+                    : src                ? "continuation launch"
+                                         : "entry launch");
+  if (form == WS_FORM_STEP && (d->flags & WS_DEC_PUBLISH)) {
     ws_queue_args q = queue_args(s, 0);
     q.slots = slots;
     q.slot_base = slot_base;
@@ -191,11 +198,13 @@ static ws_status run_plan(ws_scheduler *s) {
   ws_status st;
   if (p->action == WS_ACT_STAGE)
     return ws_aux_dispatch_stage(s, d->pass, p->work, p->stage);
+  if (p->action == WS_ACT_TAIL)
+    return launch(s, WS_FORM_TAIL, 0, p->slot_base, 0, p->slot_base, p->first_id, false);
   if (p->action == WS_ACT_RESUME_ALL) {
     const uint32_t *h = ws_dec_u32(d->counts);
     uint32_t off = 0;
     for (uint32_t j = 1; j <= s->K; ++j) {
-      if (h[j] && (st = launch(s, j, h[j], slots + 4u * off, 0, 0, false)) != WS_OK)
+      if (h[j] && (st = launch(s, WS_FORM_STEP, j, h[j], slots + 4u * off, 0, 0, false)) != WS_OK)
         return st;
       off += h[j];
     }
@@ -216,7 +225,7 @@ static ws_status run_plan(ws_scheduler *s) {
     if ((st = dev->ops->queue_gather(dev, &q)) != WS_OK)
       return dev_fail(s, st, d->pass, p->gather_token ? "queue gather" : "free-slot gather");
   }
-  return launch(s, p->queue, p->count,
+  return launch(s, WS_FORM_STEP, p->queue, p->count,
                 p->use_slots == 1 ? slots + 4u * p->slot_offset : 0, p->slot_base, p->first_id,
                 p->use_slots == 2);
 }
@@ -286,6 +295,10 @@ void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
   d->node_stats = (uint64_t)(uintptr_t)s->node_stats;
   d->aux_stats = (uint64_t)(uintptr_t)s->aux_stats;
   d->interval = s->cfg.observe_interval;
+  /* the tail needs the module's tail launcher (kernel.h: CPU and CUDA) */
+  d->tail_frames = s->entry->launch_tail ? s->cfg.tail_frames : 0u;
+  if (d->tail_frames)
+    d->flags |= WS_DEC_TAIL;
   d->run_left = d->interval;
 }
 

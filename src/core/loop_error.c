@@ -125,6 +125,13 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e) {
                          " frames, the launch found %" PRIu64 " with that token (the count no "
                          "longer matches the tokens)",
                          it, queue_name(s, e->queue), e->queue, e->a, e->b);
+  case WS_DERR_TAIL_LIMIT:
+    return ws_sched_fail(s, st,
+                         "iteration %" PRIu64 ": iteration limit %" PRIu64 " reached in the tail: "
+                         "%" PRIu64 " of its %" PRIu64 " items ran %" PRIu64
+                         " continuations (the iterations left) without terminating and were "
+                         "stopped",
+                         it, s->d.iteration_limit, e->a, e->c, e->b);
   default:
     return ws_sched_fail(s, WS_EPROTO_INTERNAL, "iteration %" PRIu64 ": unknown error record %u",
                          it, e->kind);

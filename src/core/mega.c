@@ -20,7 +20,7 @@ ws_status ws_mega_dispatch(ws_scheduler *s, uint32_t N) {
   if ((st = ws_buffer_fill_u32(s->counts, 0, 0, words)) != WS_OK)
     return ws_sched_fail(s, st, "megakernel: count reset failed: %s",
                          ws_device_last_error(s->dev));
-  if ((st = s->dev->ops->launch(s->dev, s->entry, true, N, &l, sizeof l, s->block)) != WS_OK)
+  if ((st = s->dev->ops->launch(s->dev, s->entry, WS_FORM_MEGA, N, &l, sizeof l, s->block)) != WS_OK)
     return ws_sched_fail(s, st, "megakernel: launch failed: %s", ws_device_last_error(s->dev));
   if ((st = ws_readback_enqueue(s->rb, 0, s->counts, 0, words * 4u)) != WS_OK ||
       (st = s->dev->ops->synchronize(s->dev)) != WS_OK)

@@ -398,6 +398,7 @@ void ws_scheduler_dispatch_stats(const ws_scheduler *s, ws_dispatch_stats *out) 
   out->device_ms = s->device_ms;
   out->loop = s->ran;
   out->host_sync_count = s->host_syncs;
+  out->tail_item_count = d->tail_items;
 }
 
 uint32_t ws_scheduler_node_count(const ws_scheduler *s) { return s ? s->K + 1 : 0; }
@@ -436,9 +437,12 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
           d.max_active_count, d.elapsed_ms);
   if (d.device_ms >= 0)
     fprintf(f, " (device %.3f ms)", d.device_ms);
-  fprintf(f, "; %s loop, %" PRIu64 " host synchronization%s\n",
+  fprintf(f, "; %s loop, %" PRIu64 " host synchronization%s",
           d.loop == WS_LOOP_DEVICE ? "device" : "host", d.host_sync_count,
           d.host_sync_count == 1 ? "" : "s");
+  if (d.tail_item_count)
+    fprintf(f, "; %" PRIu64 " items finished in the tail", d.tail_item_count);
+  fputc('\n', f);
   if (s->aux_count)
     fprintf(f, "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
                " blocked iterations\n",

@@ -9,6 +9,11 @@
  *   pool_of_one      R = 1, N = 3 makes progress;
  *   n_zero           N = 0 returns WS_OK and runs nothing;
  *   megakernel       the megakernel gives identical results;
+ *   tail             tail_frames: the last frames finish in one launch of the
+ *                    tail (CPU, CUDA; Vulkan modules have none and run the
+ *                    ordinary loop), with identical results and fewer
+ *                    iterations, in the host loop and where the backend has
+ *                    one in the device loop;
  *   reuse            dispatching again gives identical results, and the
  *                    statistics describe the last dispatch only.
  */
@@ -161,6 +166,76 @@ static void test_megakernel(void **state) {
   basic_check(&rm, 100, "megakernel, second dispatch (N = 100)");
 }
 
+static void test_tail(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  const uint32_t N = 257, R = 64;
+  /* whether the tail can run here: the module has the tail launcher */
+  const bool has_tail = wt_backend != WS_BACKEND_VULKAN;
+  ws_scheduler *plain = basic_scheduler(c, R);
+  basic_run rp;
+  basic_init(&rp, N);
+  WT_OK(basic_dispatch(plain, &rp, N), plain, "without a tail");
+  basic_check(&rp, N, "without a tail");
+  ws_dispatch_stats dp;
+  ws_scheduler_dispatch_stats(plain, &dp);
+  WT_CHECK(dp.tail_item_count == 0, "without a tail: %" PRIu64 " items in the tail",
+           dp.tail_item_count);
+  const uint32_t tails[] = {1, 20, R, R + 1};
+  for (size_t t = 0; t < sizeof tails / sizeof tails[0]; ++t) {
+    for (int loop = 0; loop < 2; ++loop) {
+      char ctx[200];
+      snprintf(ctx, sizeof ctx, "%s, tail_frames %u, %s loop", c->name, tails[t],
+               loop ? "device" : "host");
+      ws_scheduler_config cfg = wt_config(c, R);
+      cfg.tail_frames = tails[t];
+      cfg.loop = loop ? WS_LOOP_DEVICE : WS_LOOP_HOST;
+      ws_scheduler *s = NULL;
+      const ws_status cs = ws_scheduler_create(wt_dev, &t_basic_coroutine, &cfg, &s);
+      if (loop && cs == WS_ECONFIG_LOOP)
+        continue; /* no device loop on this backend */
+      WT_CHECK(cs == WS_OK, "%s: create: %s", ctx, ws_status_name(cs));
+      basic_run r;
+      basic_init(&r, N);
+      WT_OK(basic_dispatch(s, &r, N), s, ctx);
+      basic_check(&r, N, ctx);
+      for (uint32_t i = 0; i < N; ++i)
+        WT_CHECK(r.h_out[i] == rp.h_out[i] && r.h_step[i] == rp.h_step[i],
+                 "%s: item %u: 0x%08x after %u steps, without a tail 0x%08x after %u", ctx, i,
+                 r.h_out[i], r.h_step[i], rp.h_out[i], rp.h_step[i]);
+      ws_dispatch_stats d;
+      ws_scheduler_dispatch_stats(s, &d);
+      /* tail_frames 1 never runs (live >= 1 when there is anything to run) */
+      const bool runs = has_tail && tails[t] > 1;
+      WT_CHECK((d.tail_item_count != 0) == runs,
+               "%s: %" PRIu64 " items finished in the tail (a tail was %sexpected)", ctx,
+               d.tail_item_count, runs ? "" : "not ");
+      WT_CHECK(d.tail_item_count < tails[t] || !runs,
+               "%s: %" PRIu64 " items in a tail of fewer than %u frames", ctx, d.tail_item_count,
+               tails[t]);
+      WT_CHECK(d.generated_count == N, "%s: generated %" PRIu64, ctx, d.generated_count);
+      if (runs) {
+        /* fewer passes and fewer continuation runs counted per node; the
+         * rest ran in the tail (basic_check saw every run of every item) */
+        WT_CHECK(d.iteration_count < dp.iteration_count &&
+                     d.resumed_count < dp.resumed_count,
+                 "%s: %" PRIu64 " iterations and %" PRIu64 " resumed, without a tail %" PRIu64
+                 " and %" PRIu64,
+                 ctx, d.iteration_count, d.resumed_count, dp.iteration_count, dp.resumed_count);
+      } else {
+        WT_CHECK(d.iteration_count == dp.iteration_count && d.resumed_count == dp.resumed_count,
+                 "%s: no tail ran, yet %" PRIu64 " iterations and %" PRIu64
+                 " resumed, without a tail %" PRIu64 " and %" PRIu64,
+                 ctx, d.iteration_count, d.resumed_count, dp.iteration_count, dp.resumed_count);
+      }
+      /* and once more: the tail leaves the scheduler ready */
+      basic_reset(&r);
+      WT_OK(basic_dispatch(s, &r, N), s, ctx);
+      basic_check(&r, N, ctx);
+      ws_scheduler_destroy(s);
+    }
+  }
+}
+
 static void stats_snapshot(ws_scheduler *s, ws_dispatch_stats *d, ws_node_stats ns[4]) {
   ws_scheduler_dispatch_stats(s, d);
   d->elapsed_ms = 0;
@@ -261,6 +336,7 @@ int main(int argc, char **argv) {
   wt_add_per_combo("pool_of_one", test_pool_of_one);
   wt_add_per_combo("n_zero", test_n_zero);
   wt_add_per_combo("megakernel", test_megakernel);
+  wt_add_per_combo("tail", test_tail);
   wt_add_per_combo("reuse", test_reuse);
   wt_add("block_sizes", test_block_sizes, NULL);
   return wt_run("core_dispatch");

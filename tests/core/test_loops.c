@@ -6,7 +6,8 @@
  * so any divergence of the executors, of the device-side observation or of
  * the loop control shows up here.
  *
- *   basic[combo]        t_basic (self-loops, many field types), N = 257, R = 64
+ *   basic[combo]        t_basic (self-loops, many field types), N = 257, R = 64;
+ *                       with and without the tail
  *   sched_*             t_order / t_align / t_forkjoin: tie-breaks, refill
  *                       thresholds and the alignment list
  *   aux_*               the fuzzer's coroutine with one or two ws_pool works
@@ -73,6 +74,7 @@ static void same_outcome(const outcome *h, const outcome *v, const char *ctx) {
   SAME(d.aux_dispatch_count);
   SAME(d.forced_drain_count);
   SAME(d.blocked_count);
+  SAME(d.tail_item_count);
   SAME(nodes);
   SAME(auxn);
   for (uint32_t j = 0; j < h->nodes; ++j) {
@@ -105,12 +107,14 @@ static ws_scheduler_config with_loop(ws_scheduler_config c, ws_loop_kind loop) {
 
 /* ---- t_basic over every combination ---- */
 
-static void basic_case(const wt_combo *c, uint32_t R, uint32_t threshold, uint32_t N) {
+static void basic_case(const wt_combo *c, uint32_t R, uint32_t threshold, uint32_t N,
+                       uint32_t tail) {
   char ctx[200];
-  snprintf(ctx, sizeof ctx, "t_basic %s, R = %u, refill threshold %u, N = %u", c->name, R,
-           threshold, N);
+  snprintf(ctx, sizeof ctx, "t_basic %s, R = %u, refill threshold %u, N = %u, tail_frames %u",
+           c->name, R, threshold, N, tail);
   ws_scheduler_config cfg = wt_config(c, R);
   cfg.refill_threshold = threshold;
+  cfg.tail_frames = tail;
   basic_run r[2];
   outcome o[2];
   for (int k = 0; k < 2; ++k) {
@@ -128,10 +132,12 @@ static void basic_case(const wt_combo *c, uint32_t R, uint32_t threshold, uint32
 
 static void test_basic(void **state) {
   const wt_combo *c = wt_state_combo(state);
-  basic_case(c, 64, 0, 257);
-  basic_case(c, 64, 7, 257);
-  basic_case(c, 1, 0, 19);
-  basic_case(c, 300, 0, 257); /* pool larger than the work */
+  basic_case(c, 64, 0, 257, 0);
+  basic_case(c, 64, 7, 257, 0);
+  basic_case(c, 1, 0, 19, 0);
+  basic_case(c, 300, 0, 257, 0); /* pool larger than the work */
+  basic_case(c, 64, 0, 257, 24);  /* the tail */
+  basic_case(c, 300, 0, 257, 300);
 }
 
 /* ---- t_sched: order, alignment, fork/join ---- */

@@ -102,10 +102,13 @@ static ws_status cpu_synchronize(ws_device *dev) {
   return WS_OK;
 }
 
-static ws_status cpu_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
-                            const void *args, size_t args_size, uint32_t block) {
+static ws_status cpu_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                            uint32_t n, const void *args, size_t args_size, uint32_t block) {
   (void)args_size;
-  ws_launch_fn fn = mega ? entry->launch_mega : entry->launch;
+  const ws_launch_fn fn = ws_entry_launcher(entry, form);
+  if (!fn)
+    return ws_dev_fail(dev, WS_ENOKERNEL, "cpu: '%s' has no %s launcher", entry->name,
+                       ws_form_name(form));
   int rc = fn(n, args, block, cpu_of(dev)->pool);
   if (rc != 0)
     return ws_dev_fail(dev, WS_EBACKEND, "cpu: kernel '%s' failed with %d", entry->name, rc);

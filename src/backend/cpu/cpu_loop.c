@@ -70,6 +70,13 @@ static ws_status run_plan(ws_device *dev, const cpu_loop *l, const ws_dstate *st
                          k->entry->name, rc);
     return WS_OK;
   }
+  case WS_ACT_TAIL: {
+    const int rc = l->d.entry->launch_tail(l->d.R, &l->d.launch, l->d.block, ws_cpu_pool_of(dev));
+    if (rc != 0)
+      return ws_dev_fail(dev, WS_EBACKEND, "cpu: device loop: '%s' tail failed with %d",
+                         l->d.entry->name, rc);
+    return WS_OK;
+  }
   case WS_ACT_RESUME_ALL:
     for (uint32_t j = 1; j <= l->d.K; ++j)
       if ((r = launch(dev, l, j)) != WS_OK)

@@ -250,14 +250,14 @@ static ws_status cuda_synchronize(ws_device *dev) {
   return WS_OK;
 }
 
-static ws_status cuda_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
-                             const void *args, size_t args_size, uint32_t block) {
+static ws_status cuda_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                             uint32_t n, const void *args, size_t args_size, uint32_t block) {
   (void)args_size; /* the launcher copies exactly its argument struct */
   ws_cuda *c = ws_cuda_of(dev);
-  const ws_launch_fn fn = mega ? entry->launch_mega : entry->launch;
+  const ws_launch_fn fn = ws_entry_launcher(entry, form);
   if (!fn)
     return ws_dev_fail(dev, WS_ENOKERNEL, WS_GPU_API_NAME ": '%s' has no %s launcher", entry->name,
-                       mega ? "megakernel" : "kernel");
+                       ws_form_name(form));
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
@@ -270,7 +270,7 @@ static ws_status cuda_launch(ws_device *dev, const ws_module_entry *entry, bool 
     return ws_dev_fail(dev, WS_EBACKEND,
                        WS_GPU_API_NAME ": launch of %s '%s' over %u items (block %u) failed: %s "
                                        "(%s)",
-                       mega ? "megakernel" : "kernel", entry->name, n, block, cudaGetErrorName(e),
+                       ws_form_name(form), entry->name, n, block, cudaGetErrorName(e),
                        cudaGetErrorString(e));
   }
   return WS_OK;

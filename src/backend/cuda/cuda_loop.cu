@@ -14,6 +14,7 @@
  *       2 RESUME_ALL      continuations 1..K from the sorted lists
  *       2 + j RESUME j    [gather], continuation j's own kernel, [publish]
  *       3 + K + i STAGE   auxiliary stage kernel i (statistics order)
+ *       3 + K + S TAIL    the coroutine's tail kernel (tail_frames set)
  *     }
  *   }
  *
@@ -66,7 +67,8 @@ __device__ static void ws_rebase(ws_dstate *d, ws_dec_work *works, uint64_t from
  * and the auxiliary works' words; the copy goes back the same way. When it
  * does not fit (size > smem), the thread decides in place. */
 __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
-    ws_decide_kernel(uint64_t state, uint32_t size, uint32_t K, uint32_t smem, uint32_t *zero,
+    ws_decide_kernel(uint64_t state, uint32_t size, uint32_t K, uint32_t stages, uint32_t smem,
+                     uint32_t *zero,
                      cudaGraphConditionalHandle more, cudaGraphConditionalHandle branch) {
   extern __shared__ unsigned long long ws_loop_sh[];
   const bool copy = size <= smem;
@@ -97,6 +99,9 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
       break;
     case WS_ACT_STAGE:
       b = 3u + K + ws_dec_work_at(d, p->work)->first_stat + p->stage;
+      break;
+    case WS_ACT_TAIL:
+      b = 3u + K + stages;
       break;
     default:
       break;
@@ -133,6 +138,13 @@ static ws_status ws_record_branch(ws_device *dev, const ws_loop_desc *d, uint32_
   ws_status r;
   if (b == 0)
     return WS_OK;
+  if (b == 3u + d->K + d->stage_count) { /* the tail, over every slot there may be */
+    const int rc = d->entry->launch_tail(d->R, &d->launch, d->block, (void *)c->stream);
+    if (rc != 0)
+      return ws_dev_fail(dev, WS_EBACKEND, WS_GPU_API_NAME ": device loop: '%s' tail: %s",
+                         d->entry->name, cudaGetErrorString((cudaError_t)rc));
+    return WS_OK;
+  }
   if (b >= 3u + d->K) { /* an auxiliary stage */
     const ws_loop_stage *k = &d->stages[b - 3u - d->K];
     const int rc = k->entry->launch(k->count, k->args, d->block, (void *)c->stream);
@@ -203,7 +215,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
 
   /* the body: observation kernels and the decisions, then the switch */
-  const uint32_t nbranch = 3u + d->K + d->stage_count;
+  const uint32_t nbranch = 4u + d->K + d->stage_count;
   ws_status r = WS_OK;
   WS_CAPTURE_BEGIN(dev, c, body);
   if (d->flags & WS_DEC_MATERIALIZED) {
@@ -217,7 +229,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     /* the copy in shared memory: at most the default 48 KiB per block */
     const uint32_t smem = bytes <= 48u * 1024u ? bytes : 0u;
     ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, smem, c->stream>>>(
-        d->state, bytes, d->K, smem, ws_cuda_dl_zero_word(dev), more, branch);
+        d->state, bytes, d->K, d->stage_count, smem, ws_cuda_dl_zero_word(dev), more, branch);
     r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__);
   }
   if (r == WS_OK) {
@@ -245,7 +257,8 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
       /* RESUME_ALL is never taken under the greedy policy, RESUME j never
        * under the all-queues policy, NONE runs nothing: an empty node each */
       const bool taken = b != 0 && !(b == 2 && (d->flags & WS_DEC_GREEDY)) &&
-                         !(b >= 3 && b < 3u + d->K && !(d->flags & WS_DEC_GREEDY));
+                         !(b >= 3 && b < 3u + d->K && !(d->flags & WS_DEC_GREEDY)) &&
+                         !(b == nbranch - 1u && !(d->flags & WS_DEC_TAIL));
       if (taken) {
         WS_CAPTURE_BEGIN(dev, c, bg);
         if ((r = ws_capture_end(dev, c, ws_record_branch(dev, d, b))) != WS_OK)

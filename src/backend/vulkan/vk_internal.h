@@ -55,10 +55,10 @@ typedef enum vk_queue_shader {
   VK_QS_N
 } vk_queue_shader;
 
-/* A user pipeline, created at the first launch of (entry, mega, block). */
+/* A user pipeline, created at the first launch of (entry, form, block). */
 typedef struct vk_pipeline {
   const ws_module_entry *entry;
-  bool mega;
+  ws_launch_form form;
   uint32_t block;
   VkPipeline pipeline;
 } vk_pipeline;
@@ -191,7 +191,7 @@ ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, 
                              const char *what, VkPipeline *out);
 ws_status vk_pipelines_init(ws_device *dev);
 void vk_pipelines_destroy(ws_device *dev);
-ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
+ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form, uint32_t n,
                        const void *args, size_t args_size, uint32_t block);
 
 /* vk_queue.c */

@@ -166,24 +166,27 @@ void vk_pipelines_destroy(ws_device *dev) {
   vk->layout = VK_NULL_HANDLE;
 }
 
-/* The cached pipeline of (entry, mega, block), created on first use. */
-static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, bool mega,
+/* The cached pipeline of (entry, form, block), created on first use. GLSL
+ * modules have step and megakernel shaders; no tail (ws_scheduler_config
+ * .tail_frames then never runs a tail on Vulkan). */
+static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
                                uint32_t block, VkPipeline *out) {
   vk_impl *vk = vk_of(dev);
   for (uint32_t i = 0; i < vk->pipeline_count; ++i) {
     const vk_pipeline *p = &vk->pipelines[i];
-    if (p->entry == entry && p->mega == mega && p->block == block) {
+    if (p->entry == entry && p->form == form && p->block == block) {
       *out = p->pipeline;
       return WS_OK;
     }
   }
-  const uint32_t *code = mega ? entry->spirv_mega : entry->spirv;
+  const bool mega = form == WS_FORM_MEGA;
+  const uint32_t *code = form == WS_FORM_TAIL ? NULL : mega ? entry->spirv_mega : entry->spirv;
   const size_t size = mega ? entry->spirv_mega_size : entry->spirv_size;
   if (!code)
     return ws_dev_fail(dev, WS_ENOKERNEL,
                        "vulkan: entry '%s' has no %s SPIR-V (is its module built from GLSL? see "
                        "docs/vulkan.md)",
-                       entry->name, mega ? "megakernel" : "kernel");
+                       entry->name, ws_form_name(form));
   if (vk->pipeline_count == vk->pipeline_cap) {
     const uint32_t cap = vk->pipeline_cap ? 2 * vk->pipeline_cap : 16;
     vk_pipeline *grown = ws_calloc(cap, sizeof *grown);
@@ -201,20 +204,20 @@ static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, boo
   ws_status st = vk_pipeline_create(dev, code, size, block, what, &p);
   if (st != WS_OK)
     return st;
-  vk->pipelines[vk->pipeline_count++] = (vk_pipeline){entry, mega, block, p};
+  vk->pipelines[vk->pipeline_count++] = (vk_pipeline){entry, form, block, p};
   *out = p;
   return WS_OK;
 }
 
-ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, bool mega, uint32_t n,
-                       const void *args, size_t args_size, uint32_t block) {
+ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                       uint32_t n, const void *args, size_t args_size, uint32_t block) {
   if (args_size > VK_WS_PUSH_BYTES)
     return ws_dev_fail(dev, WS_EARGS,
                        "vulkan: entry '%s': %zu argument bytes, push constants "
                        "hold %u",
                        entry->name, args_size, VK_WS_PUSH_BYTES);
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = user_pipeline(dev, entry, mega, block, &p);
+  ws_status st = user_pipeline(dev, entry, form, block, &p);
   if (st != WS_OK)
     return st;
   return vk_record_dispatch(dev, p, args, (uint32_t)args_size, n, block, entry->name);
