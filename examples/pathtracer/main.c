@@ -514,8 +514,7 @@ int main(int argc, char **argv) {
     outs[0].f = NULL;
     nout = 1;
   }
-  if (no_output)
-    nout = 0;
+  /* '-' only drops the default: explicit outputs are still written */
 
   /* sizes first: nothing is allocated for a render that cannot run (the
    * batch default depends on the backend and is checked again below) */
