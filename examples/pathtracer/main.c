@@ -480,11 +480,14 @@ int main(int argc, char **argv) {
       break;
     case 't':
       /* the OpenMP runtime fails on absurd counts: 4096 is beyond any host */
-      dc.cpu_threads = (int)number("threads", optarg, 1);
-      if (dc.cpu_threads > 4096) {
-        fprintf(stderr, "%s: --threads: %d is above the limit of 4096\n", prog, dc.cpu_threads);
+    {
+      const uint32_t threads = number("threads", optarg, 1);
+      if (threads > 4096) {
+        fprintf(stderr, "%s: --threads: %u is above the limit of 4096\n", prog, threads);
         return 2;
       }
+      dc.cpu_threads = (int)threads;
+    }
       break;
     case 'v':
       printf("%s %s\n", prog, WS_PT_VERSION);
@@ -552,7 +555,7 @@ int main(int argc, char **argv) {
     scene.camera_set = 1;
   }
   if (pt_scene_finish(&scene, err, sizeof err) != 0) {
-    fprintf(stderr, "%s: --scene: %s\n", prog, err);
+    fprintf(stderr, "%s: %s\n", prog, err);
     pt_scene_free(&scene);
     return 1;
   }

@@ -536,6 +536,17 @@ static int build_lights(pt_host_scene *s) {
 int pt_scene_finish(pt_host_scene *s, char *err, size_t err_cap) {
   if (s->finished)
     return 0;
+  if (s->camera_set) {
+    const pt_vec3 f = hsub(s->target, s->eye), r = hcross(f, s->up);
+    if (!(hdot(f, f) > 0.0f) || !(hdot(r, r) > 1e-12f * hdot(f, f) * hdot(s->up, s->up))) {
+      msg(err, err_cap,
+          "camera: eye (%g, %g, %g) and target (%g, %g, %g) must differ, and the view must not "
+          "be parallel to up (%g, %g, %g)",
+          s->eye.x, s->eye.y, s->eye.z, s->target.x, s->target.y, s->target.z, s->up.x, s->up.y,
+          s->up.z);
+      return -1;
+    }
+  }
   if (!s->prim_count && !s->tri_count) {
     msg(err, err_cap, "the scene has nothing to render (no primitives, no triangles)");
     return -1;

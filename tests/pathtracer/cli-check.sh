@@ -44,6 +44,9 @@ numbers) # strict parsing: no letters, signs, overflow or empty values
   expect 2 "--camera-eye: expected X,Y,Z" --camera-eye 1,2
   expect 2 "--camera-eye: expected a number" --camera-eye 1,2,inf
   expect 2 "--threads: expected an integer" --threads 0
+  expect 1 "camera: eye \(1, 1, 1\) and target \(1, 1, 1\) must differ" --camera-eye 1,1,1 \
+    --camera-target 1,1,1
+  expect 2 "--threads: 4000000000 is above the limit of 4096" --threads 4000000000
   ;;
 sizes) # sizes are checked in 64-bit before anything is allocated: under a
   # 1 GiB address-space cap a 100000 x 100000 image (120 GB) must fail with
