@@ -16,6 +16,8 @@
 #      scene (kernel-share.sh, 1 spp; goal <= 5 %), when ncu is there.
 #
 #   bash examples/pathtracer/bench-scenes.sh [WIDTH HEIGHT SPP]   (default 1920 1080 16)
+# Vulkan is measured too when the build has it (VULKAN=1 configures it, or a
+# BUILD_DIR configured with WS_VULKAN=ON).
 # Carry [".debs"] (scripts/fetch-scenes run beforehand on a Debian machine).
 # BACKEND=cpu TESTS=0 runs steps 3-5 on the CPU (a smoke test off the GPU
 # machine; use a small size).
@@ -96,7 +98,14 @@ render() { # label backend scheduler scene-args...
     "$(grep -o 'rendered.*' "$log" | head -1)" | tee -a "$table"
 }
 backends=("$be")
-[ "$vk" = 1 ] && backends+=(vulkan)
+# Vulkan where this build has it (VULKAN=1 configures it; a BUILD_DIR
+# configured with Vulkan, such as scripts/gpu-final's, has it too)
+if [ "$be" = cuda ] && "$pt" --backend vulkan --width 8 --height 8 --spp 1 --no-progress \
+  --output - >/dev/null 2>&1; then
+  backends+=(vulkan)
+elif [ "$vk" = 1 ]; then
+  echo "bench-scenes: VULKAN=1 but the Vulkan backend does not open: CUDA only"
+fi
 {
   echo "== ${W}x${H}, $SPP spp, depth 6: scene backend scheduler Mpaths/s"
   for b in "${backends[@]}"; do
