@@ -941,14 +941,17 @@ int pt_scene_add_file(pt_host_scene *s, const char *path, const pt_place *place,
   const float cx = cosf(ax), sx = sinf(ax), cy = cosf(ay), sy = sinf(ay);
   /* R = Ry * Rx */
   const float r[3][3] = {{cy, sy * sx, sy * cx}, {0, cx, -sx}, {-sy, cy * sx, cy * cx}};
-  memset(&pl, 0, sizeof pl);
-  float *row[4] = {&pl.a1, &pl.b1, &pl.c1, &pl.d1};
+  float m[3][4];
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j)
-      row[i][j] = r[i][j] * scale;
+      m[i][j] = r[i][j] * scale;
     const float t = -(r[i][0] * anchor.x + r[i][1] * anchor.y + r[i][2] * anchor.z) * scale;
-    row[i][3] = t + hat(place->at, i);
+    m[i][3] = t + hat(place->at, i);
   }
+  memset(&pl, 0, sizeof pl);
+  pl.a1 = m[0][0], pl.a2 = m[0][1], pl.a3 = m[0][2], pl.a4 = m[0][3];
+  pl.b1 = m[1][0], pl.b2 = m[1][1], pl.b3 = m[1][2], pl.b4 = m[1][3];
+  pl.c1 = m[2][0], pl.c2 = m[2][1], pl.c3 = m[2][2], pl.c4 = m[2][3];
   pl.d4 = 1.0f;
   const uint32_t before = s->tri_count;
   if (walk(&c, ai->mRootNode, &id, &pl, 0))
