@@ -52,7 +52,13 @@ sizes) # sizes are checked in 64-bit before anything is allocated: under a
   # 1 GiB address-space cap a 100000 x 100000 image (120 GB) must fail with
   # the limit named, not run out of memory
   (
-    ulimit -v 1048576
+    # a sanitizer build reserves terabytes of shadow address space and cannot
+    # start under the cap: there only the messages and statuses are checked
+    if (ulimit -v 1048576 && "$pt" --version >/dev/null 2>&1); then
+      ulimit -v 1048576
+    else
+      echo "note: the binary does not start under a 1 GiB address-space cap (sanitizer build?): no cap"
+    fi
     expect 2 "--width x --height: 100000x100000 = 10000000000 pixels is above the limit of 67108864" \
       --width 100000 --height 100000
     expect 2 "--width x --height: 65536x65536 .* above the limit" --width 65536 --height 65536
