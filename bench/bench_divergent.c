@@ -134,8 +134,7 @@ int main(int argc, char **argv) {
     } else {
       sc.kind = WS_SCHEDULER_WAVEFRONT;
       sc.resident_frames = pools.v[k - 1];
-      sc.incremental = accounting >= 1;
-      sc.fused = accounting == 2;
+      sc.accounting = (ws_accounting)accounting;
       cf[k].kind = "wavefront";
       cf[k].pool = pools.v[k - 1];
     }

@@ -1,6 +1,6 @@
 # GLSL compute shaders for the Vulkan backend, compiled by glslc at build time
 # and embedded in C (docs/vulkan.md). Needs WS_GLSLC (the glslc program, found
-# by the top-level CMakeLists.txt).
+# by the top-level CMakeLists.txt, or by the installed package's config).
 #
 # ws_add_glsl_module(<target> <module> <dir>)
 #   Compiles every <dir>/*.comp into the Vulkan module of <module>: a generated
@@ -22,7 +22,16 @@
 #     const uint32_t <prefix>_<name>[];  const size_t <prefix>_<name>_size;
 #   The backend's own queue shaders use it.
 
-set(_WS_GLSL_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../include)
+include_guard(GLOBAL)
+
+# Where "wavesched/kernel.glsl" is: the source tree's include directory, or
+# the installed headers (waveschedConfig.cmake sets the property first). A
+# global property, so that every directory that calls the functions sees it.
+get_property(_ws_glsl_include_set GLOBAL PROPERTY WS_GLSL_INCLUDE_DIR SET)
+if(NOT _ws_glsl_include_set)
+  get_filename_component(_ws_glsl_include ${CMAKE_CURRENT_LIST_DIR}/../include ABSOLUTE)
+  set_property(GLOBAL PROPERTY WS_GLSL_INCLUDE_DIR ${_ws_glsl_include})
+endif()
 
 # Adds the command that compiles `src` into `out`, a comma-separated list of
 # SPIR-V words (glslc -mfmt=num) that a C array initializer #includes.
@@ -32,9 +41,10 @@ function(_ws_glsl_compile src out)
     list(APPEND flags -Werror)
   endif()
   get_filename_component(dir ${src} DIRECTORY)
+  get_property(include_dir GLOBAL PROPERTY WS_GLSL_INCLUDE_DIR)
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${WS_GLSLC} ${flags} ${ARGN} -I ${_WS_GLSL_INCLUDE_DIR} -I ${dir}
+    COMMAND ${WS_GLSLC} ${flags} ${ARGN} -I ${include_dir} -I ${dir}
             -MD -MF ${out}.d -o ${out} ${src}
     DEPENDS ${src}
     DEPFILE ${out}.d
@@ -63,7 +73,9 @@ endfunction()
 
 function(ws_add_glsl_module target module dir)
   if(NOT WS_GLSLC)
-    message(FATAL_ERROR "ws_add_glsl_module: glslc was not found")
+    message(FATAL_ERROR "ws_add_glsl_module(${module}): glslc was not found, and the wavesched "
+                        "library has the Vulkan backend, whose kernels it compiles: install "
+                        "glslc (Debian: glslc) or set WS_GLSLC to its path")
   endif()
   get_filename_component(dir ${dir} ABSOLUTE)
   file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.comp)
@@ -95,7 +107,7 @@ function(ws_add_glsl_module target module dir)
       string(APPEND entries
         "    {\"${name}\", WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), 0, 0,\n"
         "     ws_vk_${index}_step, sizeof ws_vk_${index}_step,\n"
-        "     ws_vk_${index}_mega, sizeof ws_vk_${index}_mega},\n")
+        "     ws_vk_${index}_mega, sizeof ws_vk_${index}_mega, 0, 0, 0, 0, 0},\n")
     elseif(file MATCHES "^(.+)\\.comp$")
       set(name ${CMAKE_MATCH_1})
       file(STRINGS ${src} marker REGEX "ws:args_size[ \t]+[0-9]+")
@@ -115,7 +127,7 @@ function(ws_add_glsl_module target module dir)
         "static const uint32_t ws_vk_${index}[] = {\n#include \"${spv}\"\n};\n")
       string(APPEND entries
         "    {\"${name}\", WS_ENTRY_KERNEL, ${args_size}u, 0, 0,\n"
-        "     ws_vk_${index}, sizeof ws_vk_${index}, 0, 0},\n")
+        "     ws_vk_${index}, sizeof ws_vk_${index}, 0, 0, 0, 0, 0, 0, 0},\n")
     endif()
     if(name IN_LIST names)
       message(FATAL_ERROR "ws_add_glsl_module(${module}): entry '${name}' is defined twice in ${dir}")

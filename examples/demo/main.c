@@ -78,14 +78,13 @@ int main(int argc, char **argv) {
       break;
     case 'a': {
       int a = pick("accounting", optarg, acc_names, 3);
-      sc.incremental = a >= 1;
-      sc.fused = a == 2;
+      sc.accounting = (ws_accounting)a;
       break;
     }
     case 'p':
       sc.largest_first = pick("policy", optarg, pol_names, 2) == 0;
       if (!sc.largest_first)
-        sc.incremental = sc.fused = false;
+        sc.accounting = WS_ACCOUNTING_MATERIALIZED;
       break;
     case 'c':
       sc.compaction = pick("compaction", optarg, onoff, 2) == 1;
@@ -145,7 +144,7 @@ int main(int argc, char **argv) {
   demo_args args = {ws_buffer_address(out), ws_buffer_address(steps)};
   printf("wavesched-demo: %u items on %s, %s scheduler, pool %u, %s, %s accounting, %s policy\n",
          items, ws_device_name(dev), sched_names[sc.kind], sc.resident_frames,
-         layout_names[sc.layout], acc_names[sc.incremental + sc.fused],
+         layout_names[sc.layout], acc_names[sc.accounting],
          pol_names[!sc.largest_first]);
   if ((st = ws_scheduler_dispatch(s, items, &args, sizeof args)) != WS_OK) {
     fprintf(stderr, "wavesched-demo: dispatch failed: %s: %s\n", ws_strerror(st),

@@ -11,8 +11,10 @@
 #                 one kernel name cannot tell apart: the summary gives the
 #                 share without fills and with all of them counted as the
 #                 scheduler's;
-#   continuation  the main path's continuations (<coroutine>_ws_step_launch_gpu:
-#                 frame load, the user's code, frame store, token write);
+#   continuation  the main path's continuations (<coroutine>_ws_step_gpu<j> in
+#                 the host loop, <coroutine>_ws_dev_gpu<j> in the device loop,
+#                 one kernel per continuation j: frame load, the user's code,
+#                 frame store, token write);
 #   stage         plain user kernels (<name>_ws_launch_gpu: the auxiliary
 #                 pipeline's stages, the image resolve);
 #   megakernel    <coroutine>_ws_mega_launch_gpu.
@@ -31,7 +33,7 @@ parse() { # ncu --csv output: quoted fields, one row per kernel and metric
   awk -F'","' '
     function kind(n) {
       if (n ~ /_ws_mega_launch_gpu$/) return "megakernel"
-      if (n ~ /_ws_step_launch_gpu$/) return "continuation"
+      if (n ~ /_ws_(step_launch|step|dev)_gpu(<[^>]*>)?$/) return "continuation"
       if (n ~ /_ws_launch_gpu$/ && n !~ /^ws_/) return "stage"
       if (n == "ws_cuda_fill_kernel") return "fill"
       return "scheduler"
@@ -46,7 +48,9 @@ parse() { # ncu --csv output: quoted fields, one row per kernel and metric
     {
       m = $col["Metric Name"]; gsub(/"/, "", m)
       if (m != "gpu__time_duration.sum") next
-      n = $col["Kernel Name"]; gsub(/"/, "", n); sub(/\(.*$/, "", n); sub(/<.*$/, "", n)
+      n = $col["Kernel Name"]; gsub(/"/, "", n); sub(/\(.*$/, "", n)
+      # template arguments name the continuation: kept; any other dropped
+      if (n !~ /_ws_(step|dev)_gpu</) sub(/<.*$/, "", n)
       u = $col["Metric Unit"]; gsub(/"/, "", u)
       v = $col["Metric Value"]; gsub(/[",]/, "", v)
       ns = v * (u == "usecond" ? 1e3 : u == "msecond" ? 1e6 : u == "second" ? 1e9 : 1)

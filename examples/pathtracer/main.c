@@ -22,10 +22,8 @@
 #include "pt.h"
 #include "pt_render.h"
 #include "pt_scene.h"
+#include "wavesched/version.h"
 
-#ifndef WS_PT_VERSION
-#define WS_PT_VERSION "unknown"
-#endif
 
 static const char *const prog = "wavesched-pathtracer";
 
@@ -490,7 +488,7 @@ int main(int argc, char **argv) {
     }
       break;
     case 'v':
-      printf("%s %s\n", prog, WS_PT_VERSION);
+      printf("%s %s\n", prog, ws_version()); /* the library's version (version.h) */
       return 0;
     case 'h':
       usage(stdout);

@@ -336,8 +336,7 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   cfg.kind = o->scheduler;
   cfg.resident_frames = o->pool;
   cfg.layout = o->layout;
-  cfg.incremental = o->accounting >= 1;
-  cfg.fused = o->accounting == 2;
+  cfg.accounting = (ws_accounting)o->accounting;
   cfg.statistics = true;
   cfg.verify_queues = o->verify;
   cfg.partial_admission = o->partial_admission;
@@ -362,6 +361,19 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
                                run_stage,
                                &c};
     PT_TRY(ws_pool_create(dev, &pc, &c.pool), "shadow pool");
+    /* the same stages as kernels, so the pipeline runs in the device loop */
+    pt_stage_args sa[PT_STAGE_COUNT];
+    ws_aux_stage_kernel sk[PT_STAGE_COUNT];
+    for (uint32_t s = 0; s < PT_STAGE_COUNT; ++s) {
+      memset(&sa[s], 0, sizeof sa[s]);
+      sa[s].args = c.args_addr;
+      sa[s].pool = ws_pool_get_view(c.pool);
+      sk[s].kernel = c.stage_k[s];
+      sk[s].args = &sa[s];
+      sk[s].args_size = sizeof sa[s];
+      sk[s].count = c.capacity;
+    }
+    PT_TRY(ws_pool_set_stage_kernels(c.pool, sk), "shadow pool stage kernels");
     if ((rc = ws_scheduler_add_aux(c.sched, ws_pool_work(c.pool))) != WS_OK) {
       fail(&c, rc, "shadow pipeline: %s", ws_scheduler_last_error(c.sched));
       goto out;

@@ -50,6 +50,9 @@
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 
 /* ---- launch geometry ----
  * Every wavesched shader runs with local_size_x = the launch's block size
@@ -83,7 +86,6 @@ bool ws_invocation_index(out uint i) {
 #define WS_LAYOUT_AOS 0u
 #define WS_LAYOUT_SOA 1u
 #define WS_LAUNCH_FUSED 1u
-#define WS_LAUNCH_MEGA 2u
 #define WS_TERMINATE 0u
 
 #define WS_LAUNCH_BLOCK_                                                                   \
@@ -103,6 +105,8 @@ bool ws_invocation_index(out uint i) {
     layout(offset = 76) uint layout_;                                                      \
     layout(offset = 80) uint flags;                                                        \
     layout(offset = 84) uint continuation_count;                                           \
+    layout(offset = 88) uint64_t plan;                                                     \
+    layout(offset = 96) uint64_t limit;                                                    \
   } WS_LAUNCH;
 
 /* Logical item as a continuation sees it: never the slot. */
@@ -270,6 +274,30 @@ uint ws_atomic_add_u32(uint64_t addr, uint v) { return atomicAdd(ws_ref_uint32_t
 uint ws_atomic_sub_u32(uint64_t addr, uint v) { return atomicAdd(ws_ref_uint32_t(addr).v, 0u - v); }
 int ws_atomic_add_i32(uint64_t addr, int v) { return atomicAdd(ws_ref_int32_t(addr).v, v); }
 uint ws_atomic_max_u32(uint64_t addr, uint v) { return atomicMax(ws_ref_uint32_t(addr).v, v); }
+
+/* Warp-aggregated atomics (kernel.h ws_atomic_add_u32_agg): one atomic per
+ * distinct address per subgroup. The active invocations with the first
+ * active one's address combine (subgroup arithmetic over them), then the
+ * rest repeat; each gets the old value plain atomics in invocation order
+ * would have given it. */
+uint ws_atomic_add_u32_agg(uint64_t addr, uint v) {
+  uint result = 0u;
+  const uvec2 a = unpackUint2x32(addr);
+  for (;;) {
+    const uvec2 first = uvec2(subgroupBroadcastFirst(a.x), subgroupBroadcastFirst(a.y));
+    if (a == first) {
+      const uint below = subgroupExclusiveAdd(v);
+      const uint total = subgroupAdd(v);
+      uint base = 0u;
+      if (subgroupElect())
+        base = atomicAdd(ws_ref_uint32_t(addr).v, total);
+      result = subgroupBroadcastFirst(base) + below;
+      break;
+    }
+  }
+  return result;
+}
+int ws_atomic_add_i32_agg(uint64_t addr, int v) { return int(ws_atomic_add_u32_agg(addr, uint(v))); }
 uint ws_atomic_exch_u32(uint64_t addr, uint v) { return atomicExchange(ws_ref_uint32_t(addr).v, v); }
 uint ws_atomic_cas_u32(uint64_t addr, uint expect, uint v) {
   return atomicCompSwap(ws_ref_uint32_t(addr).v, expect, v);
@@ -424,15 +452,17 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
       tframe##_ws_store(f, WS_LAUNCH.frames, WS_LAUNCH.field_offsets, WS_LAUNCH.layout_, slot); \
     WS_PTR(uint32_t, WS_LAUNCH.tokens)[slot] = next;                                       \
     if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u) {                                       \
+      /* one atomic per distinct queue per subgroup (kernel.h ws_fused_count_) */          \
       if (WS_LAUNCH.src != 0u)                                                             \
-        ws_atomic_sub_u32(WS_ADDR(uint32_t, counts, WS_LAUNCH.src), 1u);                   \
+        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, WS_LAUNCH.src), 0xffffffffu);      \
       if (next != WS_TERMINATE)                                                            \
-        ws_atomic_add_u32(WS_ADDR(uint32_t, counts, next), 1u);                            \
+        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
     }                                                                                      \
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations
- * until it terminates. No pool, no tokens. */
+ * until it terminates, or until it ran WS_LAUNCH.limit of them (then it is
+ * counted in counts[K + 2] and stops). No pool, no tokens. */
 #define WS_CORO_MEGA_MAIN_(co, tframe, targs)                                              \
   void main() {                                                                            \
     uint i;                                                                                \
@@ -443,8 +473,14 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
     ws_item it;                                                                            \
     it.id = WS_LAUNCH.first_id + i;                                                        \
     uint next = 0u;                                                                        \
+    uint64_t runs = 0ul;                                                                   \
     do {                                                                                   \
+      if (WS_LAUNCH.limit != 0ul && runs == WS_LAUNCH.limit) {                             \
+        ws_atomic_add_u32(WS_ADDR(uint32_t, WS_LAUNCH.counts, WS_LAUNCH.continuation_count + 2u), 1u); \
+        break;                                                                             \
+      }                                                                                    \
       next = co##_ws_resume(next, it, f, targs(WS_LAUNCH.args), err);                      \
+      runs += 1ul;                                                                         \
     } while (next != WS_TERMINATE);                                                        \
   }
 

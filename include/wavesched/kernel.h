@@ -1,4 +1,5 @@
-/* wavesched — writing kernels in portable C (one source for CPU and CUDA).
+/** @file
+ * wavesched — writing kernels in portable C (one source for CPU and CUDA).
  *
  * A kernel source file (conventionally `*.kern.h`) is included by one C
  * translation unit and, when CUDA is built, by one .cu translation unit; the
@@ -33,25 +34,36 @@
 #include <hip/hip_runtime.h>
 #define WS_GPU_STREAM hipStream_t
 #define WS_GPU_LAST_ERROR() ((int)hipGetLastError())
+#define WS_GPU_INVALID_VALUE hipErrorInvalidValue
 #else
 #define WS_GPU_STREAM cudaStream_t
 #define WS_GPU_LAST_ERROR() ((int)cudaGetLastError())
+#define WS_GPU_INVALID_VALUE cudaErrorInvalidValue
 #endif
 #define WS_DEVICE __device__
 #define WS_HOST_DEVICE __host__ __device__
+#define WS_FORCEINLINE_ __forceinline__
 #define WS_EXTERN_C extern "C"
 #define WS_MODULE_SUFFIX_ _module_cuda
 #define WS_MODULE_BACKEND_ WS_BACKEND_CUDA
 #else
+/** 1 when the kernel source is compiled for a GPU (CUDA or HIP), 0 for the CPU backend. */
 #define WS_KERNEL_GPU 0
+/** Marks a function kernels call (`__device__` on the GPU, nothing in C). */
 #define WS_DEVICE
+/** Marks a function both the host and kernels call (`__host__ __device__` on the GPU). */
 #define WS_HOST_DEVICE
+#define WS_FORCEINLINE_ inline
+/** `extern "C"` in the CUDA translation unit, nothing in C: the module tables' linkage. */
 #define WS_EXTERN_C
 #define WS_MODULE_SUFFIX_ _module_cpu
 #define WS_MODULE_BACKEND_ WS_BACKEND_CPU
 #endif
 
+/** What a continuation returns to end its item. */
 #define WS_TERMINATE 0u
+/** The device address `addr` (a uint64_t: ws_buffer_address, argument
+ * fields) as a `type *`. */
 #define WS_PTR(type, addr) ((type *)(uintptr_t)(addr))
 
 #define WS_CAT2_(a, b) a##b
@@ -70,28 +82,36 @@ WS_DEVICE static inline uint32_t ws_atomic_cas_u32(uint32_t *p, uint32_t expect,
 }
 WS_DEVICE static inline float ws_atomic_add_f32(float *p, float v) { return atomicAdd(p, v); }
 #else
+/** *p += v, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_add_u32(uint32_t *p, uint32_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+/** *p -= v, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_sub_u32(uint32_t *p, uint32_t v) {
   return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
 }
+/** *p += v on a signed word, atomically (relaxed); returns the old value. */
 static inline int32_t ws_atomic_add_i32(int32_t *p, int32_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+/** *p = max(*p, v), atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_max_u32(uint32_t *p, uint32_t v) {
   uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (old < v && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
   return old;
 }
+/** *p = v, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_exch_u32(uint32_t *p, uint32_t v) {
   return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
 }
+/** *p = v if *p == expect, atomically (relaxed); returns the old value. */
 static inline uint32_t ws_atomic_cas_u32(uint32_t *p, uint32_t expect, uint32_t v) {
   __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expect;
 }
+/** *p += v on a float, atomically (relaxed; a compare-and-swap loop on the
+ * CPU); returns the old value. */
 static inline float ws_atomic_add_f32(float *p, float v) {
   float old, want;
   __atomic_load(p, &old, __ATOMIC_RELAXED);
@@ -101,6 +121,52 @@ static inline float ws_atomic_add_f32(float *p, float v) {
   return old;
 }
 #endif
+
+/* ---- warp-aggregated atomics ----
+ * ws_atomic_add_u32_agg(p, v) / ws_atomic_add_i32_agg(p, v): *p += v with
+ * the same result as plain atomics taken in lane order, but on GPUs one
+ * atomic per distinct address per warp: the lanes that arrive together and
+ * name the same word combine (their values summed, each lane's old value
+ * reconstructed from the leader's result and the lanes below it). Use them
+ * where many lanes hit a few words — counters, a shared free list, queue
+ * counts: per-lane atomics on one 32-byte sector serialize in L2 (on the
+ * H200 the path tracer's shadow stages ran 3x slower with them,
+ * docs/cuda.md). Plain atomics on the CPU. Every lane may pass its own p and
+ * v; lanes that diverged combine in their own groups, each exact. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && !defined(__HIPCC__)
+WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) {
+  const unsigned active = __activemask();
+  const unsigned peers = __match_any_sync(active, (unsigned long long)(uintptr_t)p);
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const int leader = __ffs((int)peers) - 1;
+  /* inclusive sum of v over the peers, in lane order */
+  uint32_t below = 0, total = 0;
+  for (unsigned m = peers; m; m &= m - 1u) {
+    const int l = __ffs((int)m) - 1;
+    const uint32_t x = __shfl_sync(peers, v, l);
+    total += x;
+    if ((unsigned)l < lane)
+      below += x;
+  }
+  uint32_t base = 0;
+  if ((int)lane == leader)
+    base = atomicAdd(p, total);
+  base = __shfl_sync(peers, base, leader);
+  return base + below;
+}
+#else
+/** *p += v, warp-aggregated on GPUs (one atomic per distinct address per
+ * warp), a plain atomic on the CPU; returns the old value as plain atomics
+ * taken in lane order would. */
+WS_DEVICE static inline uint32_t ws_atomic_add_u32_agg(uint32_t *p, uint32_t v) {
+  return ws_atomic_add_u32(p, v);
+}
+#endif
+/** ws_atomic_add_u32_agg on a signed word. */
+WS_DEVICE static inline int32_t ws_atomic_add_i32_agg(int32_t *p, int32_t v) {
+  return (int32_t)ws_atomic_add_u32_agg((uint32_t *)p, (uint32_t)v);
+}
 
 /* Fused accounting: a frame leaves queue `src` (0: the entry, whose count
  * the host keeps) and joins queue `next` (WS_TERMINATE: none). Every frame
@@ -135,10 +201,19 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
  * frames + field_offsets[k] + s * sizeof(type); the host orders the arrays
  * by decreasing alignment, so every typed access below is aligned for any R. */
 #define WS_FRAME_DECL_(type, name) type name;
+#define WS_FRAME_COUNT_(type, name) +1
+#define WS_FRAME_BYTES_(type, name) +sizeof(type)
+/** Declares the frame struct `tname` from the X-macro list FIELDS (X(type,
+ * name) per field) and its AoS/SoA load and store for the coroutine
+ * wrappers; the host describes the same frame with WS_FRAME_DESC. */
 #define WS_FRAME(tname, FIELDS)                                                         \
   typedef struct tname {                                                                \
     FIELDS(WS_FRAME_DECL_)                                                              \
   } tname;                                                                              \
+  enum {                                                                                \
+    tname##_ws_field_count = 0 FIELDS(WS_FRAME_COUNT_),                                 \
+    tname##_ws_field_bytes = 0 FIELDS(WS_FRAME_BYTES_)                                  \
+  };                                                                                    \
   WS_DEVICE static inline void tname##_ws_load(tname *f, const ws_launch *p, uint32_t s) { \
     if (p->layout == WS_LAYOUT_AOS) {                                                   \
       *f = WS_PTR(const tname, p->frames)[s];                                           \
@@ -200,32 +275,93 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     return next_;                                                                       \
   }
 
-#define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
-  WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
-  WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
-    const uint32_t slot = p->slots ? WS_PTR(const uint32_t, p->slots)[i] : p->slot_base + i; \
+/* One frame of continuation `src` (0: the entry, for the new item `id`) at
+ * `slot`: load (or start) the frame, resume, store it when the item
+ * suspends, write the token, and in fused mode update the counts. Inlined
+ * into every launcher, so a launcher whose `src` is a compile-time constant
+ * (the per-continuation GPU kernels below) carries that continuation's code
+ * and registers only. */
+#define WS_CORO_RUN_(co, tframe, targs)                                                 \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_run(const ws_launch *p, uint32_t src,   \
+                                                    uint32_t slot, uint32_t id) {       \
     uint32_t *ids = WS_PTR(uint32_t, p->ids);                                           \
     uint32_t *tokens = WS_PTR(uint32_t, p->tokens);                                     \
     uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
     tframe f;                                                                           \
     ws_item it;                                                                         \
-    if (p->src == 0) {                                                                  \
+    if (src == 0) {                                                                     \
       memset(&f, 0, sizeof f);                                                          \
-      it.id = p->first_id + i;                                                          \
+      it.id = id;                                                                       \
       ids[slot] = it.id;                                                                \
     } else {                                                                            \
       it.id = ids[slot];                                                                \
       tframe##_ws_load(&f, p, slot);                                                    \
     }                                                                                   \
-    const uint32_t next = co##_ws_resume(                              \
-        p->src, &it, &f, WS_PTR(const targs, p->args), &counts[p->continuation_count + 1], \
-        p->continuation_count);                                                         \
+    const uint32_t next = co##_ws_resume(                                              \
+        src, &it, &f, WS_PTR(const targs, p->args),                                     \
+        &counts[WS_COUNTS_BAD(p->continuation_count)], p->continuation_count);          \
     if (next != WS_TERMINATE)                                                           \
       tframe##_ws_store(&f, p, slot);                                                   \
     tokens[slot] = next;                                                                \
     if (p->flags & WS_LAUNCH_FUSED)                                                     \
-      ws_fused_count_(counts, p->src, next);                                            \
+      ws_fused_count_(counts, src, next);                                               \
   }                                                                                     \
+  /* Frame i of a launch driven by the host: slot and id from the record. */            \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_step_at(const ws_launch *p, uint32_t src, \
+                                                        uint32_t i) {                   \
+    const uint32_t slot = p->slots ? WS_PTR(const uint32_t, p->slots)[i] : p->slot_base + i; \
+    co##_ws_run(p, src, slot, p->first_id + i);                                         \
+  }                                                                                     \
+  /* Frame i of a launch driven by a device loop: slot and id from the plan    \
+   * the loop wrote this iteration (launch.h ws_launch_plan). */                \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_dev_at(const ws_launch *p, uint32_t src, \
+                                                       const ws_launch_plan *pl, uint32_t i) { \
+    const uint32_t *sl = WS_PTR(const uint32_t, p->slots);                              \
+    uint32_t slot;                                                                      \
+    if (pl->action == WS_PLAN_RESUME_ALL) {                                             \
+      /* all-queues: queue src's slots follow queues 1..src-1 in the sorted list */     \
+      const uint32_t *c = WS_PTR(const uint32_t, p->counts);                            \
+      uint32_t off = 0;                                                                 \
+      for (uint32_t t = 1; t < src; ++t)                                                \
+        off += c[t];                                                                    \
+      slot = sl[off + i];                                                               \
+    } else {                                                                            \
+      slot = pl->use_slots ? sl[pl->slot_offset + i] : pl->slot_base + i;               \
+    }                                                                                   \
+    co##_ws_run(p, src, slot, pl->first_id + i);                                        \
+  }                                                                                     \
+  /* Frames a device-driven launch of continuation src runs: the plan's count, \
+   * or under the all-queues policy the queue's own count; 0 when the plan    \
+   * is for another continuation. */                                            \
+  WS_DEVICE static inline uint32_t co##_ws_dev_count(const ws_launch *p, uint32_t src,  \
+                                                     const ws_launch_plan *pl) {        \
+    if (pl->action == WS_PLAN_RESUME_ALL)                                               \
+      return src ? WS_PTR(const uint32_t, p->counts)[src] : 0u;                         \
+    if (pl->action != WS_PLAN_REFILL && pl->action != WS_PLAN_RESUME)                   \
+      return 0u;                                                                        \
+    return pl->src == src ? pl->count : 0u;                                             \
+  }                                                                                     \
+  /* Scan mode (WS_LAUNCH_SCAN): the frame at `slot` if its token is src.      \
+   * Each slot is read by exactly one thread before any frame of the launch   \
+   * runs there, so a frame that suspends to src again (a self-loop) is not   \
+   * run twice. */                                                              \
+  WS_DEVICE WS_FORCEINLINE_ static int co##_ws_scan_match(const ws_launch *p,           \
+                                                          uint32_t src, uint32_t slot,  \
+                                                          uint32_t scan) {              \
+    return slot < scan && WS_PTR(const uint32_t, p->tokens)[slot] == src;               \
+  }
+
+/** Defines coroutine `co` with frame `tframe`, arguments `targs`, entry
+ * function `entry_fn` and continuation list CONTS (X(index, function,
+ * "name") in index order 1..K): its step kernel (one continuation over a
+ * queue's frames), its device-loop launchers and its megakernel (every item
+ * from entry to end), for WS_MODULE_COROUTINE(co). */
+#define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
+  WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
+  WS_CORO_RUN_(co, tframe, targs)                                                       \
+  /* The megakernel counts each item's continuation runs (the entry's too)    \
+   * against `limit`: an item that would run more stops and is counted, so a  \
+   * coroutine that resumes itself forever cannot hang the launch. */          \
   WS_DEVICE static void co##_ws_mega(const ws_launch *p, uint32_t i) {                  \
     uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
     tframe f;                                                                           \
@@ -233,15 +369,33 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     memset(&f, 0, sizeof f);                                                            \
     it.id = p->first_id + i;                                                            \
     uint32_t next = 0;                                                                  \
+    uint64_t runs = 0;                                                                  \
     do {                                                                                \
+      if (p->limit && runs == p->limit) {                                               \
+        ws_atomic_add_u32(&counts[WS_COUNTS_LIMIT(p->continuation_count)], 1u);         \
+        break;                                                                          \
+      }                                                                                 \
       next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
-                            &counts[p->continuation_count + 1], p->continuation_count); \
+                            &counts[WS_COUNTS_BAD(p->continuation_count)],              \
+                            p->continuation_count);                                     \
+      ++runs;                                                                           \
     } while (next != WS_TERMINATE);                                                     \
   }                                                                                     \
-  WS_LAUNCHER_(co##_ws_step_launch, co##_ws_step, ws_launch)                            \
+  enum {                                                                                \
+    co##_ws_K = 0 CONTS(WS_CORO_COUNT_),                                                \
+    co##_ws_args_size = sizeof(targs),                                                  \
+    co##_ws_frame_size = sizeof(tframe),                                                \
+    co##_ws_frame_fields = tframe##_ws_field_count,                                     \
+    co##_ws_frame_field_bytes = tframe##_ws_field_bytes                                 \
+  };                                                                                    \
+  WS_CORO_LAUNCHERS_(co)                                                                \
   WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
 
 /* ---- plain kernels ---- */
+/** Defines plain kernel `name` over indices `ivar` < n, with a by-value
+ * argument struct `targs` seen as `const targs *avar`; the function body
+ * follows the macro. Launch it with ws_kernel_launch after
+ * WS_MODULE_KERNEL(name). */
 #define WS_KERNEL(name, targs, ivar, avar)                                              \
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar);                \
   WS_DEVICE static void name##_ws_call(const targs *a_, uint32_t i_) { name##_ws_body(i_, a_); } \
@@ -281,6 +435,215 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   }
 #endif
 
+/* ---- coroutine step launchers ----
+ * co_ws_step_launch(n, args, block, stream): the host-driven step over n
+ * frames of continuation args->src. co_ws_dev_launch(src, grid, args, block,
+ * stream): the step of continuation src as a device loop launches it, over
+ * the frame count the loop's plan holds at args->plan (read when the kernel
+ * runs, so the launch can be recorded once and replayed: a fixed grid of
+ * `grid` blocks strides over the frames). On GPUs each continuation is its
+ * own kernel (a template instance per index, so a light continuation does
+ * not carry the heaviest one's registers); the CPU runs one loop. */
+#if WS_KERNEL_GPU
+/* Calls F<src>::run(a...) for a runtime src in 0..N (continuation indices
+ * are 1..K in order, 0 the entry). */
+template <uint32_t N, template <uint32_t> class F> struct ws_src_dispatch_ {
+  template <class... A> static int run(uint32_t src, A... a) {
+    return src == N ? F<N>::run(a...) : ws_src_dispatch_<N - 1, F>::run(src, a...);
+  }
+};
+template <template <uint32_t> class F> struct ws_src_dispatch_<0, F> {
+  template <class... A> static int run(uint32_t src, A... a) {
+    (void)src;
+    return F<0>::run(a...);
+  }
+};
+/* Scan mode on GPUs: each block streams tiles of blockDim slots, appends
+ * the matching ones to a queue in shared memory (2 x blockDim entries,
+ * dynamic) with warp ballots and a block scan, and runs a full block of
+ * frames whenever the queue holds one, the rest at the end: every lane runs
+ * a frame, however sparse the queue is in the pool. */
+#if defined(__HIPCC__)
+/* HIP (compiled, never run here: wave64 ballots differ): every thread runs
+ * the frame of its own slot. */
+template <class F>
+__device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&match_and_run) {
+  for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < scan;
+       s += (uint64_t)gridDim.x * blockDim.x)
+    if (match_and_run((uint32_t)s, false)) {
+      match_and_run((uint32_t)s, true);
+      ws_atomic_add_u32(ran, 1u);
+    }
+}
+#else
+template <class F>
+__device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&match_and_run) {
+  extern __shared__ uint32_t ws_scan_q_[];
+  __shared__ uint32_t ws_scan_w_[32];
+  __shared__ uint32_t ws_scan_n_, ws_scan_ran_;
+  const uint32_t tid = threadIdx.x, B = blockDim.x, lane = tid & 31u, warp = tid >> 5;
+  if (tid == 0) {
+    ws_scan_n_ = 0;
+    ws_scan_ran_ = 0;
+  }
+  __syncthreads();
+  for (uint64_t base = (uint64_t)blockIdx.x * B; base < scan; base += (uint64_t)gridDim.x * B) {
+    const uint32_t slot = (uint32_t)(base + tid);
+    const bool m = match_and_run(slot, false);
+    const unsigned bal = __ballot_sync(0xffffffffu, m);
+    if (lane == 0)
+      ws_scan_w_[warp] = (uint32_t)__popc(bal);
+    __syncthreads();
+    uint32_t before = 0, total = 0;
+    for (uint32_t w = 0; w < (B + 31u) / 32u; ++w) {
+      before += w < warp ? ws_scan_w_[w] : 0u;
+      total += ws_scan_w_[w];
+    }
+    const uint32_t n0 = ws_scan_n_;
+    if (m)
+      ws_scan_q_[n0 + before + (uint32_t)__popc(bal & ((1u << lane) - 1u))] = slot;
+    __syncthreads();
+    const uint32_t n = n0 + total;
+    if (tid == 0)
+      ws_scan_ran_ += total;
+    if (n >= B) {
+      match_and_run(ws_scan_q_[tid], true);
+      __syncthreads();
+      if (tid < n - B)
+        ws_scan_q_[tid] = ws_scan_q_[B + tid];
+    }
+    if (tid == 0)
+      ws_scan_n_ = n >= B ? n - B : n;
+    __syncthreads();
+  }
+  if (tid < ws_scan_n_)
+    match_and_run(ws_scan_q_[tid], true);
+  /* the frames this block ran, for the loop's check against the count */
+  if (tid == 0 && ws_scan_ran_)
+    atomicAdd(ran, ws_scan_ran_);
+}
+#endif
+#define WS_CORO_LAUNCHERS_(co)                                                          \
+  template <uint32_t SRC_> __global__ void co##_ws_step_gpu(ws_launch a_, uint32_t n_) { \
+    if (a_.flags & WS_LAUNCH_SCAN) {                                                    \
+      ws_scan_run_(a_.slot_base,                                                        \
+                   &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
+                   [&](uint32_t slot, bool run) -> bool {                               \
+        if (run)                                                                        \
+          co##_ws_run(&a_, SRC_, slot, 0);                                              \
+        return !run && co##_ws_scan_match(&a_, SRC_, slot, a_.slot_base);              \
+      });                                                                               \
+      return;                                                                           \
+    }                                                                                   \
+    const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
+    if (i_ < n_)                                                                        \
+      co##_ws_step_at(&a_, SRC_, i_);                                                   \
+  }                                                                                     \
+  template <uint32_t SRC_> __global__ void co##_ws_dev_gpu(ws_launch a_) {              \
+    const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_.plan);                  \
+    const uint32_t n_ = co##_ws_dev_count(&a_, SRC_, &pl_);                             \
+    if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
+      if (n_ == 0)                                                                      \
+        return;                                                                         \
+      ws_scan_run_(pl_.slot_base,                                                       \
+                   &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
+                   [&](uint32_t slot, bool run) -> bool {                               \
+        if (run)                                                                        \
+          co##_ws_run(&a_, SRC_, slot, 0);                                              \
+        return !run && co##_ws_scan_match(&a_, SRC_, slot, pl_.slot_base);             \
+      });                                                                               \
+      return;                                                                           \
+    }                                                                                   \
+    for (uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x; i_ < n_;                  \
+         i_ += gridDim.x * blockDim.x)                                                  \
+      co##_ws_dev_at(&a_, SRC_, &pl_, i_);                                              \
+  }                                                                                     \
+  template <uint32_t SRC_> struct co##_ws_step_k_ {                                     \
+    static int run(const ws_launch *a, uint32_t n, uint32_t grid, uint32_t block,       \
+                   WS_GPU_STREAM st) {                                                  \
+      co##_ws_step_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);              \
+      return WS_GPU_LAST_ERROR();                                                       \
+    }                                                                                   \
+  };                                                                                    \
+  template <uint32_t SRC_> struct co##_ws_dev_k_ {                                      \
+    static int run(const ws_launch *a, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
+      co##_ws_dev_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);                  \
+      return WS_GPU_LAST_ERROR();                                                       \
+    }                                                                                   \
+  };                                                                                    \
+  static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \
+                                 void *stream) {                                        \
+    if (n == 0)                                                                         \
+      return 0;                                                                         \
+    ws_launch a_;                                                                       \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    if (a_.src > (uint32_t)co##_ws_K || ((a_.flags & WS_LAUNCH_SCAN) && a_.src == 0))   \
+      return (int)WS_GPU_INVALID_VALUE;                                                 \
+    /* scan mode: a grid over the scanned slots, at most what the device holds */      \
+    const uint64_t items = (a_.flags & WS_LAUNCH_SCAN) ? a_.slot_base : n;              \
+    uint64_t grid = (items + block - 1u) / block;                                       \
+    if ((a_.flags & WS_LAUNCH_SCAN) && grid > 65535u)                                   \
+      grid = 65535u;                                                                    \
+    return ws_src_dispatch_<co##_ws_K, co##_ws_step_k_>::run(                           \
+        a_.src, (const ws_launch *)&a_, n, (uint32_t)(grid ? grid : 1u), block,         \
+        (WS_GPU_STREAM)stream);                                                         \
+  }                                                                                     \
+  static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
+                                uint32_t block, void *stream) {                         \
+    ws_launch a_;                                                                       \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    if (src > (uint32_t)co##_ws_K || grid == 0)                                         \
+      return (int)WS_GPU_INVALID_VALUE;                                                 \
+    return ws_src_dispatch_<co##_ws_K, co##_ws_dev_k_>::run(                            \
+        src, (const ws_launch *)&a_, grid, block, (WS_GPU_STREAM)stream);               \
+  }
+#else
+#define WS_CORO_LAUNCHERS_(co)                                                          \
+  WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
+    co##_ws_step_at(p, p->src, i);                                                      \
+  }                                                                                     \
+  WS_DEVICE static void co##_ws_scan(const ws_launch *p, uint32_t slot) {               \
+    if (co##_ws_scan_match(p, p->src, slot, p->slot_base)) {                            \
+      co##_ws_run(p, p->src, slot, 0);                                                  \
+      ws_atomic_add_u32(                                                                \
+          &WS_PTR(uint32_t, p->counts)[WS_COUNTS_SCANNED(p->continuation_count)], 1u);  \
+    }                                                                                   \
+  }                                                                                     \
+  WS_LAUNCHER_(co##_ws_step_launch_, co##_ws_step, ws_launch)                           \
+  WS_LAUNCHER_(co##_ws_scan_launch_, co##_ws_scan, ws_launch)                           \
+  static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \
+                                 void *stream) {                                        \
+    const ws_launch *a_ = (const ws_launch *)args;                                      \
+    if (a_->flags & WS_LAUNCH_SCAN)                                                     \
+      return a_->src ? co##_ws_scan_launch_(a_->slot_base, args, block, stream) : -1;   \
+    return co##_ws_step_launch_(n, args, block, stream);                                \
+  }                                                                                     \
+  static int co##_ws_dev_launch(uint32_t src, uint32_t grid, const void *args,          \
+                                uint32_t block, void *stream) {                         \
+    (void)grid;                                                                         \
+    (void)block;                                                                        \
+    (void)stream;                                                                       \
+    const ws_launch *a_ = (const ws_launch *)args;                                      \
+    const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_->plan);                 \
+    const uint32_t n = co##_ws_dev_count(a_, src, &pl_);                                \
+    if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
+      const uint32_t scan = n ? pl_.slot_base : 0u;                                     \
+      _Pragma("omp parallel for schedule(static) if (scan >= 4096)")                   \
+      for (int64_t s_ = 0; s_ < (int64_t)scan; ++s_)                                    \
+        if (co##_ws_scan_match(a_, src, (uint32_t)s_, scan)) {                          \
+          co##_ws_run(a_, src, (uint32_t)s_, 0);                                        \
+          ws_atomic_add_u32(                                                            \
+              &WS_PTR(uint32_t, a_->counts)[WS_COUNTS_SCANNED(a_->continuation_count)], 1u); \
+        }                                                                               \
+      return 0;                                                                         \
+    }                                                                                   \
+    _Pragma("omp parallel for schedule(static) if (n >= 4096)")                      \
+    for (int64_t i_ = 0; i_ < (int64_t)n; ++i_)                                         \
+      co##_ws_dev_at(a_, src, &pl_, (uint32_t)i_);                                      \
+    return 0;                                                                           \
+  }
+#endif
+
 /* ---- module tables ---- */
 /* hip-clang also emits namespace-scope const tables in its device pass,
  * where the host launchers they name do not exist (undefined symbols at the
@@ -290,12 +653,30 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #else
 #define WS_MODULE_TABLE_CONST_ const
 #endif
+/** Starts module `m`'s table: WS_MODULE_COROUTINE and WS_MODULE_KERNEL
+ * entries follow, WS_MODULE_END closes it. */
 #define WS_MODULE_BEGIN(m) static WS_MODULE_TABLE_CONST_ ws_module_entry m##_ws_entries_[] = {
+/** The module entry of coroutine `co` (WS_COROUTINE). */
 #define WS_MODULE_COROUTINE(co)                                                         \
-  {#co, WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), co##_ws_step_launch,           \
-   co##_ws_mega_launch, 0, 0, 0, 0},
+  {#co,                                                                                 \
+   WS_ENTRY_COROUTINE,                                                                  \
+   (uint32_t)sizeof(ws_launch),                                                         \
+   co##_ws_step_launch,                                                                 \
+   co##_ws_mega_launch,                                                                 \
+   0,                                                                                   \
+   0,                                                                                   \
+   0,                                                                                   \
+   0,                                                                                   \
+   (uint32_t)co##_ws_args_size,                                                         \
+   (uint32_t)co##_ws_frame_size,                                                        \
+   (uint32_t)co##_ws_frame_fields,                                                      \
+   (uint32_t)co##_ws_frame_field_bytes,                                                 \
+   co##_ws_dev_launch},
+/** The module entry of plain kernel `k` (WS_KERNEL). */
 #define WS_MODULE_KERNEL(k)                                                             \
-  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0},
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+/** Ends module `m`'s table and defines `const ws_module m_module_cpu` (C) or
+ * `m_module_cuda` (CUDA), which the generated `m_modules` set lists. */
 #define WS_MODULE_END(m)                                                                \
   }                                                                                     \
   ;                                                                                     \

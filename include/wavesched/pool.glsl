@@ -91,7 +91,7 @@ bool ws_pool_in_stage(ws_pool_view v, uint slot, uint stage) {
  * counted) when the pool is full, which admission makes impossible for a
  * producer that keeps its declared bound. Write the payload after. */
 uint ws_pool_publish(ws_pool_view v, uint stage) {
-  const int old = ws_atomic_add_i32(v.state, -1);
+  const int old = ws_atomic_add_i32_agg(v.state, -1);
   if (old <= 0) {
     ws_atomic_add_i32(v.state, 1);
     ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 1u), 1u);
@@ -99,7 +99,7 @@ uint ws_pool_publish(ws_pool_view v, uint stage) {
   }
   const uint slot = WS_PTR(uint32_t, v.stack)[old - 1];
   WS_PTR(uint32_t, v.tokens)[slot] = stage + 1u;
-  ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 2u + stage), 1u);
+  ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + stage), 1u);
   return slot;
 }
 
@@ -108,16 +108,16 @@ uint ws_pool_publish(ws_pool_view v, uint stage) {
 void ws_pool_move(ws_pool_view v, uint slot, uint from, uint to) {
   WS_PTR(uint32_t, v.tokens)[slot] = to + 1u;
   if (to != from) {
-    ws_atomic_sub_u32(WS_ADDR(uint32_t, v.state, 2u + from), 1u);
-    ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 2u + to), 1u);
+    ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + from), 0xffffffffu);
+    ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + to), 1u);
   }
 }
 
 /* Terminates the item in `slot` (stage `from`) and frees the slot. */
 void ws_pool_release(ws_pool_view v, uint slot, uint from) {
   WS_PTR(uint32_t, v.tokens)[slot] = 0u;
-  ws_atomic_sub_u32(WS_ADDR(uint32_t, v.state, 2u + from), 1u);
-  const int pos = ws_atomic_add_i32(v.state, 1);
+  ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + from), 0xffffffffu);
+  const int pos = ws_atomic_add_i32_agg(v.state, 1);
   if (pos < 0 || uint(pos) >= v.capacity) {
     ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 1u), 1u);
     return;

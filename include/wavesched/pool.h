@@ -1,4 +1,5 @@
-/* wavesched — the library's multi-stage slot pool: a ready-made auxiliary
+/** @file
+ * wavesched — the library's multi-stage slot pool: a ready-made auxiliary
  * work (SPEC §3.3) so that users get the protocol right without writing it.
  *
  * The pool owns the storage (tokens, free stack, per-stage counts, payload
@@ -19,41 +20,61 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
+/** A slot pool: storage and the protocol of one multi-stage auxiliary work. */
 typedef struct ws_pool ws_pool;
 
+/** What ws_pool_create makes. */
 typedef struct ws_pool_config {
-  const char *name;                /* the work's name */
-  uint32_t capacity;               /* C */
-  uint32_t stage_count;            /* S >= 1 */
-  const char *const *stage_names;  /* [S]; registration order = drain priority */
-  uint32_t payload_stride;         /* bytes per item record (multiple of 8 advised) */
-  const ws_aux_producer *producers;
-  uint32_t producer_count;
-  /* Launches the kernel(s) of `stage` in stream order. Must consume exactly
-   * the items of that stage: move each to a stage or release it. */
+  const char *name;                 /**< the work's name */
+  uint32_t capacity;                /**< C */
+  uint32_t stage_count;             /**< S >= 1 */
+  const char *const *stage_names;   /**< [S]; registration order = drain priority */
+  uint32_t payload_stride;          /**< bytes per item record (multiple of 8 advised) */
+  const ws_aux_producer *producers; /**< the continuations that publish, with their bounds */
+  uint32_t producer_count;          /**< number of producers */
+  /** Launches the kernel(s) of `stage` in stream order. Must consume exactly
+   * the items of that stage: move each to a stage or release it. May be
+   * NULL when the stage kernels are set (ws_pool_set_stage_kernels). */
   ws_status (*run_stage)(void *user, ws_pool *pool, uint32_t stage);
-  void *user;
+  void *user; /**< passed to run_stage */
 } ws_pool_config;
 
-/* Per-stage counters the pool keeps of itself (the client's own view). */
+/** Per-stage counters the pool keeps of itself (the client's own view). */
 typedef struct ws_pool_counters {
-  uint64_t dispatches;      /* stage dispatches */
-  uint64_t executed;        /* sum of the stage counts observed at them */
+  uint64_t dispatches; /**< stage dispatches */
+  uint64_t executed;   /**< sum of the stage counts observed at them */
 } ws_pool_counters;
 
+/** Creates a pool on `dev` (device memory for C slots) into *out, NULL on
+ * failure: WS_EINVAL (a NULL argument, name or stage_names),
+ * WS_EAUX_CAPACITY (C = 0), WS_EAUX_STAGES (S = 0), WS_ENOMEM, WS_EDEVMEM.
+ * Producers and stage names are checked when the work is registered. */
 ws_status ws_pool_create(ws_device *dev, const ws_pool_config *config, ws_pool **out);
+/** Frees the pool; destroy the scheduler it is registered with first. NULL is ignored. */
 void ws_pool_destroy(ws_pool *pool);
-/* Device addresses for kernels; stable for the pool's life. */
+/** Describes the stages as kernels: stage s is one launch of kernels[s]
+ * (argument blocks copied; an argument block usually holds the pool's view,
+ * hence a call after creation). Then the pool's work can run in the device
+ * loop (ws_aux_device), and without run_stage the host loop launches the
+ * same kernels. Call before registering the work; again to replace them. */
+ws_status ws_pool_set_stage_kernels(ws_pool *pool, const ws_aux_stage_kernel *kernels);
+/** Device addresses for kernels; stable for the pool's life. */
 ws_pool_view ws_pool_get_view(const ws_pool *pool);
-/* The auxiliary work to pass to ws_scheduler_add_aux (owned by the pool). */
+/** The auxiliary work to pass to ws_scheduler_add_aux (owned by the pool). */
 const ws_aux_work *ws_pool_work(const ws_pool *pool);
-/* Values observed at the last boundary. */
+/** Live items observed at the last boundary. */
 uint32_t ws_pool_live(const ws_pool *pool);
+/** Errors the kernels counted, observed at the last boundary (a publish into
+ * a full pool, a release past the capacity): 0 in a correct program. */
 uint32_t ws_pool_errors(const ws_pool *pool);
+/** The pool's own counters of `stage` into *out; WS_EINVAL when out of range. */
 ws_status ws_pool_stage_counters(const ws_pool *pool, uint32_t stage, ws_pool_counters *out);
+/** The message of the pool's last error ("" if none). */
 const char *ws_pool_last_error(const ws_pool *pool);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-/* wavesched — device side of the library's multi-stage slot pool (pool.h).
+/** @file
+ * wavesched — device side of the library's multi-stage slot pool (pool.h).
  * One source for CPU and CUDA kernels, like kernel.h.
  *
  * Storage (all device addresses in ws_pool_view):
@@ -18,15 +19,17 @@
 
 #include "wavesched/kernel.h"
 
+/** The pool as kernels see it (ws_pool_get_view); passed by value inside
+ * argument structs. */
 typedef struct ws_pool_view {
-  uint64_t tokens;
-  uint64_t stack;
-  uint64_t state;
-  uint64_t payload;
-  uint32_t capacity;
-  uint32_t stage_count;
-  uint32_t stride;
-  uint32_t reserved;
+  uint64_t tokens;      /**< uint32_t[C]: 0 free, s + 1 waiting in stage s */
+  uint64_t stack;       /**< uint32_t[C]: the free slots, a LIFO */
+  uint64_t state;       /**< uint32_t[2 + S]: free count, error count, stage counts */
+  uint64_t payload;     /**< C records of `stride` bytes */
+  uint32_t capacity;    /**< C */
+  uint32_t stage_count; /**< S */
+  uint32_t stride;      /**< payload bytes per slot */
+  uint32_t reserved;    /**< 0; keeps the struct 48 bytes, as pool.glsl declares it */
 } ws_pool_view;
 
 /* pool.glsl declares the same record (ws_pool_view_ref) with these explicit
@@ -58,27 +61,30 @@ WS_POOL_VIEW_ASSERT_(WS_POOL_VIEW_ALIGNOF_(ws_pool_view) == 8, "pool.glsl: ws_po
 #undef WS_POOL_VIEW_ASSERT_
 #undef WS_POOL_VIEW_ALIGNOF_
 
+/** ws_pool_publish's answer when the pool is full. */
 #define WS_POOL_NONE 0xffffffffu
 
-/* Payload record of `slot`. */
+/** Payload record of `slot`. */
 WS_DEVICE static inline void *ws_pool_payload(const ws_pool_view *v, uint32_t slot) {
   return WS_PTR(unsigned char, v->payload) + (uint64_t)slot * v->stride;
 }
 
-/* Whether `slot` currently waits in `stage` (stage kernels launch over all C
+/** Whether `slot` currently waits in `stage` (stage kernels launch over all C
  * slots and keep the ones that answer true). */
 WS_DEVICE static inline int ws_pool_in_stage(const ws_pool_view *v, uint32_t slot,
                                              uint32_t stage) {
   return slot < v->capacity && WS_PTR(const uint32_t, v->tokens)[slot] == stage + 1u;
 }
 
-/* Takes a free slot for a new item in `stage`; WS_POOL_NONE (and an error
+/** Takes a free slot for a new item in `stage`; WS_POOL_NONE (and an error
  * counted) when the pool is full, which admission makes impossible for a
  * producer that keeps its declared bound. Write the payload after. */
+/* The state words' atomics are warp-aggregated (kernel.h): every lane of a
+ * stage kernel or producer hits the same few words. */
 WS_DEVICE static inline uint32_t ws_pool_publish(const ws_pool_view *v, uint32_t stage) {
   int32_t *free_count = WS_PTR(int32_t, v->state);
   uint32_t *state = WS_PTR(uint32_t, v->state);
-  int32_t old = ws_atomic_add_i32(free_count, -1);
+  int32_t old = ws_atomic_add_i32_agg(free_count, -1);
   if (old <= 0) {
     ws_atomic_add_i32(free_count, 1);
     ws_atomic_add_u32(&state[1], 1u);
@@ -86,30 +92,30 @@ WS_DEVICE static inline uint32_t ws_pool_publish(const ws_pool_view *v, uint32_t
   }
   uint32_t slot = WS_PTR(const uint32_t, v->stack)[old - 1];
   WS_PTR(uint32_t, v->tokens)[slot] = stage + 1u;
-  ws_atomic_add_u32(&state[2 + stage], 1u);
+  ws_atomic_add_u32_agg(&state[2 + stage], 1u);
   return slot;
 }
 
-/* Moves the item in `slot` from stage `from` to stage `to` (to == from is a
+/** Moves the item in `slot` from stage `from` to stage `to` (to == from is a
  * self-loop and changes no count). It keeps its slot: no admission needed. */
 WS_DEVICE static inline void ws_pool_move(const ws_pool_view *v, uint32_t slot, uint32_t from,
                                           uint32_t to) {
   uint32_t *state = WS_PTR(uint32_t, v->state);
   WS_PTR(uint32_t, v->tokens)[slot] = to + 1u;
   if (to != from) {
-    ws_atomic_sub_u32(&state[2 + from], 1u);
-    ws_atomic_add_u32(&state[2 + to], 1u);
+    ws_atomic_add_u32_agg(&state[2 + from], (uint32_t)-1);
+    ws_atomic_add_u32_agg(&state[2 + to], 1u);
   }
 }
 
-/* Terminates the item in `slot` (stage `from`) and frees the slot. */
+/** Terminates the item in `slot` (stage `from`) and frees the slot. */
 WS_DEVICE static inline void ws_pool_release(const ws_pool_view *v, uint32_t slot,
                                              uint32_t from) {
   int32_t *free_count = WS_PTR(int32_t, v->state);
   uint32_t *state = WS_PTR(uint32_t, v->state);
   WS_PTR(uint32_t, v->tokens)[slot] = 0u;
-  ws_atomic_sub_u32(&state[2 + from], 1u);
-  int32_t pos = ws_atomic_add_i32(free_count, 1);
+  ws_atomic_add_u32_agg(&state[2 + from], (uint32_t)-1);
+  int32_t pos = ws_atomic_add_i32_agg(free_count, 1);
   if (pos < 0 || (uint32_t)pos >= v->capacity) {
     ws_atomic_add_u32(&state[1], 1u);
     return;

@@ -1,4 +1,5 @@
-/* wavesched — status codes.
+/** @file
+ * wavesched — status codes.
  *
  * Every fallible call returns a ws_status: 0 on success, a negative code on
  * failure. The codes come from one X-macro table so that the enum, the names
@@ -10,11 +11,16 @@
 #ifndef WAVESCHED_STATUS_H
 #define WAVESCHED_STATUS_H
 
+#include "wavesched/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
-/* X(NAME, value, "message") */
+/** The status table, one X(NAME, value, "message") per code: the enum
+ * ws_status (WS_NAME = value), ws_status_name() and ws_strerror() are all
+ * generated from it. docs/errors.md says which call returns which code. */
 #define WS_STATUS_MAP(X)                                                                   \
   X(OK, 0, "success")                                                                      \
   X(EINVAL, -1, "invalid argument")                                                        \
@@ -24,15 +30,16 @@ extern "C" {
   X(EBACKEND, -5, "backend call failed")                                                   \
   X(ENOKERNEL, -6, "kernel not found in module for this backend")                          \
   X(EARGS, -7, "kernel argument block too large")                                          \
+  X(EBUSY, -8, "the scheduler is already dispatching (re-entrant call)")                   \
   /* scheduler configuration (rejected at creation) */                                     \
   X(ECONFIG_POOL, -20, "resident frame pool size is zero")                                 \
-  X(ECONFIG_ACCOUNTING, -21, "incremental accounting requires the greedy policy")          \
-  X(ECONFIG_FUSED, -22, "fused accounting requires incremental accounting")                \
+  X(ECONFIG_ACCOUNTING, -21, "incremental and fused accounting require the greedy policy") \
   X(ECONFIG_NAME, -23, "continuation name empty or duplicated")                            \
   X(ECONFIG_CONTINUATION, -24, "unknown continuation name")                                \
   X(ECONFIG_COROUTINE, -25, "malformed coroutine description")                             \
   X(ECONFIG_BLOCK, -26, "block size must be a positive multiple of 32 up to 1024")         \
   X(ECONFIG_ENUM, -27, "enumeration value out of range")                                   \
+  X(ECONFIG_LOOP, -28, "the device loop cannot run this configuration")                    \
   /* auxiliary work registration (nothing is registered on failure) */                     \
   X(EAUX_NULL, -40, "auxiliary work is NULL or lacks a required call")                     \
   X(EAUX_CLOSED, -41, "auxiliary registration is closed after the first dispatch")         \
@@ -55,19 +62,25 @@ extern "C" {
   X(EPROTO_INTERNAL, -67, "internal scheduler invariant violated")                         \
   X(EITERATION_LIMIT, -68, "iteration limit reached before the dispatch drained")          \
   X(EVERIFY, -69, "queue verification found a mismatch")                                   \
-  X(ESTALL, -70, "no queue can make progress")
+  X(ESTALL, -70, "no queue can make progress")                                            \
+  X(EPROTO_AVAILABILITY, -71, "available slots exceed the free capacity, or an empty work "  \
+                              "is not fully available")
 
+/** What every fallible call returns: WS_OK (0) or a negative code from
+ * WS_STATUS_MAP (WS_EINVAL, WS_ENOMEM, ..., WS_ESTALL). */
 typedef enum ws_status {
 #define WS_STATUS_ENUM_(name, value, msg) WS_##name = (value),
   WS_STATUS_MAP(WS_STATUS_ENUM_)
 #undef WS_STATUS_ENUM_
 } ws_status;
 
-/* "WS_EINVAL" etc.; "WS_UNKNOWN" for a value not in the table. */
+/** The code's name, "WS_EINVAL" etc.; "WS_UNKNOWN" for a value not in the table. */
 const char *ws_status_name(ws_status status);
-/* One-line description of the code (not of the failing call). */
+/** One-line description of the code (not of the failing call: see the
+ * object's last-error message for that). */
 const char *ws_strerror(ws_status status);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-/* wavesched — hooks for the library's own tests. Not for production use:
+/** @file
+ * wavesched — hooks for the library's own tests. Not for production use:
  * they change global state and exist so that fault-injection and
  * verification tests can fail on purpose. */
 #ifndef WAVESCHED_TESTING_H
@@ -9,14 +10,16 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+WS_API_BEGIN
 
-/* Make the Nth host allocation from now fail (1 = the next one); 0 = never. */
+/** Make the Nth host allocation from now fail (1 = the next one); 0 = never. */
 void ws_testing_fail_alloc_after(unsigned long n);
-/* Host allocations currently live / made since start. */
+/** Host allocations currently live. */
 unsigned long ws_testing_live_allocations(void);
+/** Host allocations made since the start. */
 unsigned long ws_testing_total_allocations(void);
 
-/* Backend fault injection: wraps the device's backend table so that its Nth
+/** Backend fault injection: wraps the device's backend table so that its Nth
  * fallible call from now fails (1 = the next one); 0 = never (the wrapper
  * stays and keeps counting). An injected failure returns what a real backend
  * returns for it: WS_EDEVMEM from a device allocation, WS_ENOMEM from a host
@@ -26,15 +29,18 @@ unsigned long ws_testing_total_allocations(void);
  * freed by ws_device_destroy): WS_ENOMEM if that fails, WS_EINVAL for NULL.
  * Calls and faults count from the last ws_testing_fail_backend_after. */
 ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n);
+/** Fallible backend calls counted since the last ws_testing_fail_backend_after. */
 unsigned long ws_testing_backend_calls(const ws_device *dev);
+/** Failures injected since the last ws_testing_fail_backend_after. */
 unsigned long ws_testing_backend_faults(const ws_device *dev);
 
-/* Adds `delta` to the device count of main queue `queue` at the next
+/** Adds `delta` to the device count of main queue `queue` at the next
  * iteration boundary of the next dispatch (once). Verification mode must
  * report it; without verification the loop may misbehave but must not hang
  * or write out of bounds. */
 void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta);
 
+WS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -55,11 +55,3 @@ void ws_free(void *ptr) {
   atomic_fetch_sub(&live_allocations, 1);
   free(ptr);
 }
-
-char *ws_strdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = ws_malloc(n);
-  if (p)
-    memcpy(p, s, n);
-  return p;
-}

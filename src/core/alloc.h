@@ -11,6 +11,5 @@
 void *ws_malloc(size_t size);
 void *ws_calloc(size_t count, size_t size);
 void ws_free(void *ptr);
-char *ws_strdup(const char *s);
 
 #endif

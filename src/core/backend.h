@@ -50,6 +50,44 @@ typedef struct ws_queue_args {
  * skip the selection's "last block" that would publish the count. */
 #define WS_QUEUE_COUNTER_UNUSED 1u
 
+/* One auxiliary stage kernel of a device loop (ws_aux_stage_kernel with
+ * the argument block copied). */
+typedef struct ws_loop_stage {
+  const ws_module_entry *entry;
+  uint32_t count;
+  uint32_t args_size;
+  unsigned char args[WS_MAX_KERNEL_ARGS];
+} ws_loop_stage;
+
+/* Everything a backend needs to build the device loop of one scheduler
+ * (docs/loop.md, "The device loop"). Built once, when the first dispatch
+ * closes registration; what changes between dispatches lives in the loop
+ * state in device memory. One iteration, in this order:
+ *   materialized: queue_count + queue_gather_all over [0, state.high);
+ *   verification: queue_count into `recount` over [0, state.high);
+ *   the decision (decide.h: ws_dec_observe_works, ws_dec_decide,
+ *     ws_dec_loop_next) on the state;
+ *   the plan: REFILL = [compaction of plan.compact_live/compact_scan]
+ *     [gather of plan.gather_token over plan.gather_scan] entry launch
+ *     [publish]; RESUME j = [gather] continuation j [publish];
+ *     RESUME_ALL = continuations 1..K from the sorted lists; STAGE (w, s) =
+ *     the stage kernel at index first_stat(w) + s; NONE = nothing.
+ * Every launch reads its sizes from the state when it runs. */
+typedef struct ws_loop_desc {
+  uint64_t state;               /* device address of the ws_dstate (decide.h), the first of
+                                   state_bytes bytes that also hold the works' records, their
+                                   arrays and the statistics (loop_device.c) */
+  uint32_t state_bytes;         /* a multiple of 8 */
+  const ws_module_entry *entry; /* the coroutine */
+  ws_launch launch;             /* template of its launches (plan = &state->plan) */
+  ws_queue_args queue;          /* the scheduler's buffers (per-call fields unused) */
+  uint64_t recount;             /* verification: where the recount goes */
+  uint32_t flags;               /* WS_DEC_* of this scheduler */
+  uint32_t K, R, block;
+  const ws_loop_stage *stages;  /* [stage_count], in statistics order */
+  uint32_t stage_count;
+} ws_loop_desc;
+
 typedef struct ws_backend_ops {
   const char *name;
   void (*destroy)(ws_device *dev);
@@ -98,15 +136,15 @@ typedef struct ws_backend_ops {
    * the device milliseconds between them. */
   ws_status (*timer_mark)(ws_device *dev, bool end);
   ws_status (*timer_elapsed)(ws_device *dev, double *ms);
-} ws_backend_ops;
 
-/* Backend constructors. Each returns WS_ENODEV (with a message) when the
- * backend was built but no device is usable, or when it was not built. */
-ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config);
-ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config);
-ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config);
-/* Whether each optional backend was compiled into this build. */
-extern const bool ws_backend_cuda_built;
-extern const bool ws_backend_vulkan_built;
+  /* (optional) default: no device loop, the host loop runs every dispatch.
+   * loop_create builds the loop once (it may allocate); loop_run enqueues
+   * iterations until the state leaves RUNNING or state.interval iterations
+   * ran (stream order: the caller then enqueues a readback of the state and
+   * synchronizes); loop_destroy releases it. */
+  ws_status (*loop_create)(ws_device *dev, const ws_loop_desc *desc, void **loop);
+  ws_status (*loop_run)(ws_device *dev, void *loop);
+  void (*loop_destroy)(ws_device *dev, void *loop);
+} ws_backend_ops;
 
 #endif

@@ -7,6 +7,18 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "../backend/registry.h"
+
+void ws_dev_log(const ws_device *dev, ws_log_level level, const char *fmt, ...) {
+  if (!dev || !dev->log)
+    return;
+  char msg[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  dev->log(dev->log_user, level, msg);
+}
 
 ws_status ws_dev_fail(ws_device *dev, ws_status status, const char *fmt, ...) {
   if (dev) {
@@ -16,37 +28,6 @@ ws_status ws_dev_fail(ws_device *dev, ws_status status, const char *fmt, ...) {
     va_end(ap);
   }
   return status;
-}
-
-static const char *const backend_names[WS_BACKEND_COUNT] = {"cpu", "cuda", "vulkan"};
-
-const char *ws_backend_name(ws_backend_kind backend) {
-  return (unsigned)backend < WS_BACKEND_COUNT ? backend_names[backend] : "unknown";
-}
-
-ws_status ws_backend_parse(const char *name, ws_backend_kind *out) {
-  if (!name || !out)
-    return WS_EINVAL;
-  for (int b = 0; b < WS_BACKEND_COUNT; ++b) {
-    if (strcmp(name, backend_names[b]) == 0) {
-      *out = (ws_backend_kind)b;
-      return WS_OK;
-    }
-  }
-  return WS_EINVAL;
-}
-
-bool ws_backend_compiled(ws_backend_kind backend) {
-  switch (backend) {
-  case WS_BACKEND_CPU:
-    return true;
-  case WS_BACKEND_CUDA:
-    return ws_backend_cuda_built;
-  case WS_BACKEND_VULKAN:
-    return ws_backend_vulkan_built;
-  default:
-    return false;
-  }
 }
 
 ws_status ws_device_create(const ws_device_config *config, ws_device **out) {
@@ -62,23 +43,13 @@ ws_status ws_device_create(const ws_device_config *config, ws_device **out) {
   if (!dev)
     return WS_ENOMEM;
   dev->kind = cfg.backend;
-  ws_status st = WS_ENODEV;
-  switch (cfg.backend) {
-  case WS_BACKEND_CPU:
-    st = ws_backend_cpu_open(dev, &cfg);
-    break;
-  case WS_BACKEND_CUDA:
-    st = ws_backend_cuda_open(dev, &cfg);
-    break;
-  case WS_BACKEND_VULKAN:
-    st = ws_backend_vulkan_open(dev, &cfg);
-    break;
-  default:
-    break;
-  }
+  dev->log = cfg.log;
+  dev->log_user = cfg.log_user;
+  ws_status st = ws_backend_find(cfg.backend)->open(dev, &cfg);
   if (st != WS_OK) {
-    /* The message names why: print it for callers that only see the code. */
-    fprintf(stderr, "wavesched: %s backend: %s\n", ws_backend_name(cfg.backend), dev->error);
+    /* The message names why; the device is gone, so it goes to the log. */
+    ws_dev_log(dev, WS_LOG_ERROR, "ws_device_create: %s backend: %s",
+               ws_backend_name(cfg.backend), dev->error);
     ws_free(dev);
     return st;
   }

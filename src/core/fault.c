@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "alloc.h"
-#include "device.h"
+#include "sched.h"
 #include "wavesched/testing.h"
 
 typedef struct fault_ops {
@@ -20,6 +20,12 @@ typedef struct fault_ops {
   unsigned long countdown;     /* 0 = never fail */
   unsigned long calls;         /* fallible calls since wrapping */
   unsigned long faults;        /* injected failures */
+  /* ws_testing_corrupt_count: the next fill that covers `corrupt_addr`
+   * (the dispatch prologue's count reset) is followed by a write of
+   * `corrupt_value` there, as a broken publish kernel would leave it */
+  uint64_t corrupt_addr; /* 0 = none pending */
+  uint32_t corrupt_value;
+  bool for_corruption; /* made for the corruption alone: unwrapped once it fired */
 } fault_ops;
 
 static fault_ops *fault_of(ws_device *dev) { return (fault_ops *)(void *)dev->ops; }
@@ -83,7 +89,19 @@ static ws_status f_enqueue_fill_u32(ws_device *dev, uint64_t dst, uint32_t value
   ws_status st;
   if (fault_hit(dev, "enqueue_fill_u32", WS_EBACKEND, &st))
     return st;
-  return INNER(dev)->enqueue_fill_u32(dev, dst, value, count);
+  fault_ops *f = fault_of(dev);
+  st = INNER(dev)->enqueue_fill_u32(dev, dst, value, count);
+  if (st == WS_OK && f->corrupt_addr >= dst && f->corrupt_addr < dst + 4u * (uint64_t)count) {
+    const uint64_t addr = f->corrupt_addr;
+    f->corrupt_addr = 0;
+    st = INNER(dev)->write(dev, addr, &f->corrupt_value, 4);
+    if (f->for_corruption) {
+      /* the hook fires once: leave the device as it was found */
+      dev->ops = f->inner;
+      ws_free(f);
+    }
+  }
+  return st;
 }
 
 static ws_status f_synchronize(ws_device *dev) {
@@ -128,11 +146,26 @@ static ws_status f_timer_elapsed(ws_device *dev, double *ms) {
   return INNER(dev)->timer_elapsed(dev, ms);
 }
 
+static ws_status f_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop) {
+  ws_status st;
+  if (fault_hit(dev, "loop_create", WS_ENOMEM, &st))
+    return st;
+  return INNER(dev)->loop_create(dev, desc, loop);
+}
+
+static ws_status f_loop_run(ws_device *dev, void *loop) {
+  ws_status st;
+  if (fault_hit(dev, "loop_run", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->loop_run(dev, loop);
+}
+
+static void f_loop_destroy(ws_device *dev, void *loop) { INNER(dev)->loop_destroy(dev, loop); }
+
 static bool wrapped(const ws_device *dev) { return dev->ops && dev->ops->destroy == f_destroy; }
 
-ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
-  if (!dev || !dev->ops)
-    return WS_EINVAL;
+/* Puts the wrapping table in place (once per device). */
+static ws_status wrap(ws_device *dev) {
   if (!wrapped(dev)) {
     fault_ops *f = ws_calloc(1, sizeof *f);
     if (!f)
@@ -158,10 +191,23 @@ ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
         /* optional: wrapped only where the backend has them */
         .timer_mark = dev->ops->timer_mark ? f_timer_mark : NULL,
         .timer_elapsed = dev->ops->timer_elapsed ? f_timer_elapsed : NULL,
+        .loop_create = dev->ops->loop_create ? f_loop_create : NULL,
+        .loop_run = dev->ops->loop_run ? f_loop_run : NULL,
+        .loop_destroy = dev->ops->loop_destroy ? f_loop_destroy : NULL,
     };
     dev->ops = &f->ops;
   }
+  return WS_OK;
+}
+
+ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
+  if (!dev || !dev->ops)
+    return WS_EINVAL;
+  ws_status st = wrap(dev);
+  if (st != WS_OK)
+    return st;
   fault_ops *f = fault_of(dev);
+  f->for_corruption = false;
   f->countdown = n;
   f->calls = 0;
   f->faults = 0;
@@ -174,4 +220,18 @@ unsigned long ws_testing_backend_calls(const ws_device *dev) {
 
 unsigned long ws_testing_backend_faults(const ws_device *dev) {
   return dev && wrapped(dev) ? ((const fault_ops *)(const void *)dev->ops)->faults : 0;
+}
+
+void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta) {
+  if (!s || queue == 0 || queue > s->K)
+    return;
+  const bool was_wrapped = wrapped(s->dev);
+  if (wrap(s->dev) != WS_OK)
+    return;
+  fault_of(s->dev)->for_corruption = !was_wrapped;
+  /* The prologue zeroes the counts: the damaged count is exactly delta,
+   * while every token says 0. */
+  fault_ops *f = fault_of(s->dev);
+  f->corrupt_addr = ws_buffer_address(s->counts) + 4u * queue;
+  f->corrupt_value = (uint32_t)delta;
 }

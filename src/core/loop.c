@@ -1,14 +1,17 @@
-/* wavesched — the dispatch loop (SPEC §2, docs/loop.md).
+/* wavesched — the host loop (SPEC §2-3, docs/loop.md).
  *
- * State at every iteration boundary (after the one synchronization):
+ * One iteration: observe (enqueue the readbacks, synchronize once, ask the
+ * auxiliary clients), decide (decide.h: the same code as the device loop),
+ * run the plan. State at every iteration boundary, after the one
+ * synchronization (checked in verification mode by check_boundary):
  *   I1  every live frame sits in exactly one queue: tokens[slot] = j >= 1;
  *       free slots hold token 0;
  *   I2  counts[j] = |{slot < scan : tokens[slot] == j}| (materialized: by
- *       construction; incremental/fused: maintained, checked by verify mode);
- *   I3  live = Σ counts[j] <= A, admitted - live items have terminated;
- *   I4  compaction on: every live frame has slot < high (high <= A), and after
- *       a refill the live frames fill [0, high) densely;
- *   I5  every auxiliary work holds L <= C (aux.c).
+ *       construction; incremental/fused: maintained, checked by verification);
+ *   I3  live = Σ counts[j] <= A, and admitted - live items have terminated;
+ *   I4  compaction on: every live frame has slot < high (high <= A), and
+ *       after a refill the live frames fill [0, high) densely;
+ *   I5  every auxiliary work holds L <= C (decide.h, ws_dec_observe).
  * Each iteration does exactly one of: one auxiliary stage, one refill, one
  * continuation launch (all-queues policy: every non-empty queue once).
  */
@@ -31,6 +34,8 @@ static ws_status dev_fail(ws_scheduler *s, ws_status st, uint64_t it, const char
   return ws_sched_fail(s, st, "iteration %" PRIu64 ": %s failed: %s", it, what,
                        ws_device_last_error(s->dev));
 }
+
+static uint32_t count_words(const ws_scheduler *s) { return WS_COUNTS_WORDS(s->K); }
 
 /* Everything the queue operations need, with the per-call fields zeroed. */
 static ws_queue_args queue_args(const ws_scheduler *s, uint32_t scan) {
@@ -58,7 +63,93 @@ static ws_queue_args queue_args(const ws_scheduler *s, uint32_t scan) {
   return q;
 }
 
-static ws_launch launch_record(const ws_scheduler *s) {
+/* ---- observation ---- */
+
+/* SPEC §2.2 step 1: enqueue the readbacks, synchronize once, then ask the
+ * auxiliary clients for their counts. */
+static ws_status observe(ws_scheduler *s) {
+  ws_device *dev = s->dev;
+  ws_dstate *d = &s->d;
+  const uint32_t words = count_words(s);
+  ws_status st = ws_aux_enqueue_readbacks(s, d->pass);
+  if (st != WS_OK)
+    return st;
+  ws_queue_args q = queue_args(s, d->high);
+  if (d->flags & WS_DEC_MATERIALIZED) {
+    if ((st = dev->ops->queue_count(dev, &q)) != WS_OK ||
+        (st = dev->ops->queue_gather_all(dev, &q)) != WS_OK)
+      return dev_fail(s, st, d->pass, "materialized count and gather");
+  }
+  if (s->verify_on) {
+    q.counts = ws_buffer_address(s->verify_counts);
+    if ((st = dev->ops->queue_count(dev, &q)) != WS_OK)
+      return dev_fail(s, st, d->pass, "verification recount");
+    if ((st = ws_readback_enqueue(s->rb, words * 4, s->verify_counts, 0, words * 4)) != WS_OK ||
+        (st = ws_readback_enqueue(s->rb, 2 * words * 4, s->counter, 0, 4)) != WS_OK)
+      return dev_fail(s, st, d->pass, "verification readback");
+  }
+  if ((st = ws_readback_enqueue(s->rb, 0, s->counts, 0, words * 4)) != WS_OK)
+    return dev_fail(s, st, d->pass, "count readback");
+  if ((st = dev->ops->synchronize(dev)) != WS_OK)
+    return dev_fail(s, st, d->pass, "synchronize");
+  s->host_syncs += 1;
+  ws_aux_observe_host(s);
+  return WS_OK;
+}
+
+/* Verification mode (SPEC §5), what the decisions cannot see from the
+ * counts alone: I1 and I4 from the tokens, and (materialized) that the
+ * sorted slot lists are a permutation of the live slots grouped by queue.
+ * Runs after ws_dec_observe, which compared every count with the recount. */
+static ws_status check_boundary(ws_scheduler *s) {
+  ws_dstate *d = &s->d;
+  const uint32_t *h = ws_dec_u32(d->counts);
+  const bool lists = (d->flags & WS_DEC_MATERIALIZED) && d->live;
+  ws_status st;
+  if ((st = ws_readback_enqueue(s->verify_rb, (size_t)s->R * 4, s->tokens, 0, (size_t)d->A * 4)) !=
+          WS_OK ||
+      (lists && (st = ws_readback_enqueue(s->verify_rb, 0, s->slots, 0, (size_t)d->live * 4)) !=
+                    WS_OK) ||
+      (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
+    return dev_fail(s, st, d->pass, "verification read");
+  uint32_t *slots = s->verify_rb->ptr, *tokens = slots + s->R;
+  /* I1: no token outside 0..K; I4: with compaction nothing lives at or
+   * above high (the recount over [0, high) already matched the counts) */
+  for (uint32_t slot = 0; slot < d->A; ++slot) {
+    const bool above = (d->flags & WS_DEC_COMPACTION) && slot >= d->high;
+    if (tokens[slot] > s->K || (above && tokens[slot] != 0))
+      return ws_sched_fail(s, WS_EVERIFY,
+                           "iteration %" PRIu64 ": slot %u holds token %u (%s)", d->pass, slot,
+                           tokens[slot],
+                           tokens[slot] > s->K ? "no continuation has that index"
+                                               : "a live frame above the compacted prefix");
+  }
+  if (!lists)
+    return WS_OK;
+  uint32_t pos = 0;
+  for (uint32_t j = 1; j <= s->K; ++j) {
+    for (uint32_t k = 0; k < h[j]; ++k, ++pos) {
+      const uint32_t slot = slots[pos];
+      if (slot >= d->high || tokens[slot] != j)
+        return ws_sched_fail(s, WS_EVERIFY,
+                             "iteration %" PRIu64 ": gathered entry %u of queue %u is slot %u "
+                             "with token %u",
+                             d->pass, k, j, slot, slot < d->high ? tokens[slot] : 0u);
+      /* mark seen: a repeated slot then fails the token test */
+      tokens[slot] = UINT32_MAX;
+    }
+  }
+  return WS_OK;
+}
+
+/* ---- running the plan ---- */
+
+/* Launches continuation `src` (0: the entry) over the plan's frames, then
+ * publishes the counts when accounting is incremental but not fused. With
+ * `scan` the launch selects the frames of [0, slot_base) itself. */
+static ws_status launch(ws_scheduler *s, uint32_t src, uint32_t n, uint64_t slots,
+                        uint32_t slot_base, uint32_t first_id, bool scan) {
+  ws_dstate *d = &s->d;
   ws_launch l;
   memset(&l, 0, sizeof l);
   l.args = ws_buffer_address(s->args);
@@ -69,17 +160,9 @@ static ws_launch launch_record(const ws_scheduler *s) {
   l.counts = ws_buffer_address(s->counts);
   l.capacity = s->R;
   l.layout = s->cfg.layout;
-  l.flags = s->cfg.fused ? WS_LAUNCH_FUSED : 0u;
+  l.flags = (s->cfg.accounting == WS_ACCOUNTING_FUSED ? WS_LAUNCH_FUSED : 0u) |
+            (scan ? WS_LAUNCH_SCAN : 0u);
   l.continuation_count = s->K;
-  return l;
-}
-
-/* Launches `n` frames of continuation `src` (0: the entry for new items
- * first_id..), from the slot list or the dense range at slot_base, then
- * publishes the counts when accounting is incremental but not fused. */
-static ws_status launch_frames(ws_scheduler *s, uint64_t it, uint32_t src, uint32_t n,
-                               uint64_t slots, uint32_t slot_base, uint32_t first_id) {
-  ws_launch l = launch_record(s);
   l.src = src;
   l.count = n;
   l.slots = slots;
@@ -87,382 +170,205 @@ static ws_status launch_frames(ws_scheduler *s, uint64_t it, uint32_t src, uint3
   l.first_id = first_id;
   ws_status st = s->dev->ops->launch(s->dev, s->entry, false, n, &l, sizeof l, s->block);
   if (st != WS_OK)
-    return dev_fail(s, st, it, src ? "continuation launch" : "entry launch");
-  if (s->cfg.incremental && !s->cfg.fused) {
+    return dev_fail(s, st, d->pass, src ? "continuation launch" : "entry launch");
+  if (d->flags & WS_DEC_PUBLISH) {
     ws_queue_args q = queue_args(s, 0);
     q.slots = slots;
     q.slot_base = slot_base;
     q.n = n;
     q.src = src;
-    st = s->dev->ops->queue_publish(s->dev, &q);
-    if (st != WS_OK)
-      return dev_fail(s, st, it, "publish");
+    if ((st = s->dev->ops->queue_publish(s->dev, &q)) != WS_OK)
+      return dev_fail(s, st, d->pass, "publish");
   }
-  ws_node_stats *ns = &s->node_stats[src];
-  ns->dispatch_count += 1;
-  ns->executed_count += n;
   return WS_OK;
 }
 
-/* Loop state of one dispatch. */
-typedef struct loop_state {
-  uint32_t N, A;
-  uint32_t admitted; /* next logical id */
-  uint32_t high;     /* scan bound: A without compaction */
-  uint32_t live;
-  uint64_t live64; /* Σ counts before the I3 check; may exceed A if corrupted */
-  uint64_t it;
-  uint32_t expect_gather; /* verify: size the last selected gather must have had */
-  bool gathered;
-  const uint32_t *h; /* host view of counts[0..K+1] */
-} loop_state;
-
-static uint32_t rb_words(const ws_scheduler *s) { return s->K + 2; }
-
-/* Step 1: enqueue the readbacks, synchronize once, read the counts. */
-static ws_status observe(ws_scheduler *s, loop_state *ls) {
+static ws_status run_plan(ws_scheduler *s) {
   ws_device *dev = s->dev;
-  const uint32_t words = rb_words(s);
-  ws_status st = ws_aux_enqueue_readbacks(s, ls->it);
-  if (st != WS_OK)
-    return st;
-  ws_queue_args q = queue_args(s, ls->high);
-  if (!s->cfg.incremental) {
-    if ((st = dev->ops->queue_count(dev, &q)) != WS_OK ||
-        (st = dev->ops->queue_gather_all(dev, &q)) != WS_OK)
-      return dev_fail(s, st, ls->it, "materialized count and gather");
-  }
-  if (s->verify_on) {
-    q.counts = ws_buffer_address(s->verify_counts);
-    if ((st = dev->ops->queue_count(dev, &q)) != WS_OK)
-      return dev_fail(s, st, ls->it, "verification recount");
-    if ((st = ws_readback_enqueue(s->rb, words * 4, s->verify_counts, 0, words * 4)) != WS_OK ||
-        (st = ws_readback_enqueue(s->rb, 2 * words * 4, s->counter, 0, 4)) != WS_OK)
-      return dev_fail(s, st, ls->it, "verification readback");
-  }
-  if ((st = ws_readback_enqueue(s->rb, 0, s->counts, 0, words * 4)) != WS_OK)
-    return dev_fail(s, st, ls->it, "count readback");
-  if ((st = dev->ops->synchronize(dev)) != WS_OK)
-    return dev_fail(s, st, ls->it, "synchronize");
-  s->dstats.scanned_slot_count += s->cfg.incremental ? 0u : ls->high;
-
-  uint32_t *h = (uint32_t *)ws_readback_data(s->rb);
-  if (s->corrupt_pending && s->cfg.incremental) {
-    /* Test hook: damage the maintained device count itself, as a broken
-     * publish kernel would. */
-    s->corrupt_pending = false;
-    h[s->corrupt_queue] += (uint32_t)s->corrupt_delta;
-    if ((st = dev->ops->write(dev, ws_buffer_address(s->counts) + 4u * s->corrupt_queue,
-                              &h[s->corrupt_queue], 4)) != WS_OK)
-      return dev_fail(s, st, ls->it, "test corruption");
-  }
-  ls->h = h;
-  if (h[s->K + 1] != 0)
-    return ws_sched_fail(s, WS_EPROTO_INTERNAL,
-                         "iteration %" PRIu64 ": %u frame(s) returned a continuation index "
-                         "outside 1..%u; they were terminated",
-                         ls->it, h[s->K + 1], s->K);
-  uint64_t live = 0;
-  for (uint32_t j = 1; j <= s->K; ++j)
-    live += h[j];
-  ls->live64 = live;
-  ls->live = live > ls->A ? ls->A : (uint32_t)live;
-  return WS_OK;
-}
-
-/* I3: counts can never claim more frames than are active. Checked after
- * verification, which names the damaged queue when it is on. */
-static ws_status check_live(ws_scheduler *s, const loop_state *ls) {
-  if (ls->live64 > ls->A)
-    return ws_sched_fail(s, WS_EPROTO_INTERNAL,
-                         "iteration %" PRIu64 ": queue counts sum to %" PRIu64
-                         ", more than the %u active slots",
-                         ls->it, ls->live64, ls->A);
-  return WS_OK;
-}
-
-/* SPEC §5: independent recount, gather size, and (materialized) that the
- * gathered lists are a permutation of the live slots grouped by token. */
-static ws_status verify(ws_scheduler *s, loop_state *ls) {
-  const uint32_t words = rb_words(s);
-  const uint32_t *recount = ls->h + words;
-  for (uint32_t j = 1; j <= s->K; ++j)
-    if (recount[j] != ls->h[j])
-      return ws_sched_fail(s, WS_EVERIFY,
-                           "iteration %" PRIu64 ": queue '%s' (%u): maintained count %u, "
-                           "tokens say %u",
-                           ls->it, s->coro.continuation_names[j - 1], j, ls->h[j], recount[j]);
-  if (ls->gathered && ls->h[2 * words] != ls->expect_gather)
-    return ws_sched_fail(s, WS_EVERIFY,
-                         "iteration %" PRIu64 ": the last gather returned %u slots, expected %u",
-                         ls->it, ls->h[2 * words], ls->expect_gather);
-  ls->gathered = false;
-  if (!s->cfg.incremental && ls->live) {
-    /* verification's own synchronization, into memory reserved at creation */
-    ws_status st;
-    if ((st = ws_readback_enqueue(s->verify_rb, 0, s->slots, 0, (size_t)ls->live * 4)) != WS_OK ||
-        (st = ws_readback_enqueue(s->verify_rb, (size_t)s->R * 4, s->tokens, 0,
-                                  (size_t)ls->high * 4)) != WS_OK ||
-        (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
-      return dev_fail(s, st, ls->it, "verification read");
-    uint32_t *verify_slots = s->verify_rb->ptr, *verify_tokens = verify_slots + s->R;
-    uint32_t pos = 0;
-    for (uint32_t j = 1; j <= s->K; ++j) {
-      for (uint32_t k = 0; k < ls->h[j]; ++k, ++pos) {
-        uint32_t slot = verify_slots[pos];
-        if (slot >= ls->high || verify_tokens[slot] != j)
-          return ws_sched_fail(s, WS_EVERIFY,
-                               "iteration %" PRIu64 ": gathered entry %u of queue %u is slot %u "
-                               "with token %u",
-                               ls->it, k, j, slot, slot < ls->high ? verify_tokens[slot] : 0u);
-        /* mark seen: a repeated slot then fails the token test */
-        verify_tokens[slot] = UINT32_MAX;
-      }
-    }
-  }
-  return WS_OK;
-}
-
-static ws_status refill(ws_scheduler *s, loop_state *ls) {
-  ws_device *dev = s->dev;
+  ws_dstate *d = &s->d;
+  const ws_dec_plan *p = &d->plan;
+  const uint64_t slots = ws_buffer_address(s->slots);
   ws_status st;
-  const uint32_t g0 = ls->N - ls->admitted, free_slots = ls->A - ls->live;
-  const uint32_t g = g0 < free_slots ? g0 : free_slots;
-  uint64_t slots = 0;
-  uint32_t base = 0;
-  if (s->cfg.compaction) {
-    if (ls->high > ls->live) {
-      ws_queue_args q = queue_args(s, ls->high);
-      q.n = ls->live;
-      if ((st = dev->ops->queue_compact(dev, &q)) != WS_OK)
-        return dev_fail(s, st, ls->it, "compaction");
+  if (p->action == WS_ACT_STAGE)
+    return ws_aux_dispatch_stage(s, d->pass, p->work, p->stage);
+  if (p->action == WS_ACT_RESUME_ALL) {
+    const uint32_t *h = ws_dec_u32(d->counts);
+    uint32_t off = 0;
+    for (uint32_t j = 1; j <= s->K; ++j) {
+      if (h[j] && (st = launch(s, j, h[j], slots + 4u * off, 0, 0, false)) != WS_OK)
+        return st;
+      off += h[j];
     }
-    base = ls->live;
-    ls->high = ls->live + g;
-  } else {
-    ws_queue_args q = queue_args(s, ls->A);
-    q.token = 0;
+    return WS_OK;
+  }
+  if (p->action == WS_ACT_RESUME &&
+      (st = ws_aux_prepare_producers(s, d->pass, p->queue, p->count)) != WS_OK)
+    return st;
+  if (p->compact) {
+    ws_queue_args q = queue_args(s, p->compact_scan);
+    q.n = p->compact_live;
+    if ((st = dev->ops->queue_compact(dev, &q)) != WS_OK)
+      return dev_fail(s, st, d->pass, "compaction");
+  }
+  if (p->gather) {
+    ws_queue_args q = queue_args(s, p->gather_scan);
+    q.token = p->gather_token;
     if ((st = dev->ops->queue_gather(dev, &q)) != WS_OK)
-      return dev_fail(s, st, ls->it, "free-slot gather");
-    slots = ws_buffer_address(s->slots);
-    ls->gathered = true;
-    ls->expect_gather = free_slots;
+      return dev_fail(s, st, d->pass, p->gather_token ? "queue gather" : "free-slot gather");
   }
-  st = launch_frames(s, ls->it, 0, g, slots, base, ls->admitted);
-  if (st != WS_OK)
-    return st;
-  ls->admitted += g;
-  s->dstats.generated_count += g;
-  return WS_OK;
+  return launch(s, p->queue, p->count,
+                p->use_slots == 1 ? slots + 4u * p->slot_offset : 0, p->slot_base, p->first_id,
+                p->use_slots == 2);
 }
 
-/* Slot list of queue j: materialized lists are laid out queue by queue. */
-static uint64_t queue_slots(ws_scheduler *s, loop_state *ls, uint32_t j, ws_status *st) {
-  *st = WS_OK;
-  if (!s->cfg.incremental) {
-    uint64_t off = 0;
-    for (uint32_t t = 1; t < j; ++t)
-      off += ls->h[t];
-    return ws_buffer_address(s->slots) + off * 4;
+/* ---- one dispatch ---- */
+
+static ws_status one_iteration(ws_scheduler *s) {
+  ws_dstate *d = &s->d;
+  ws_status st = observe(s);
+  if (st != WS_OK)
+    return st;
+  ws_dec_observe(d);
+  if (d->status == WS_DEC_RUNNING && s->verify_on && (st = check_boundary(s)) != WS_OK)
+    return st;
+  ws_dec_select(d);
+  if (d->evaluate && (st = ws_aux_prepare_admission(s, d->pass, d->sel)) != WS_OK)
+    return st;
+  ws_dec_admit(d);
+  if (d->status == WS_DEC_RUNNING && d->plan.action == WS_ACT_STAGE && d->plan.forced) {
+    if ((st = ws_aux_admission_stage(s, d->pass)) != WS_OK)
+      return st;
+    ws_dec_check_drain(d);
   }
-  ws_queue_args q = queue_args(s, ls->high);
-  q.token = j;
-  *st = s->dev->ops->queue_gather(s->dev, &q);
-  if (*st != WS_OK)
-    *st = dev_fail(s, *st, ls->it, "queue gather");
-  s->dstats.scanned_slot_count += ls->high;
-  ls->gathered = true;
-  ls->expect_gather = ls->h[j];
-  return ws_buffer_address(s->slots);
+  ws_dec_commit(d);
+  if (d->status == WS_DEC_ERROR)
+    return ws_loop_error(s, &d->err);
+  if (d->status == WS_DEC_DONE)
+    return WS_OK;
+  return run_plan(s);
 }
 
-static ws_status resume(ws_scheduler *s, loop_state *ls, uint32_t j, uint32_t m) {
-  ws_status st = ws_aux_before_launch(s, ls->it, j, m);
-  if (st != WS_OK)
-    return st;
-  uint64_t slots = queue_slots(s, ls, j, &st);
-  if (st != WS_OK)
-    return st;
-  st = launch_frames(s, ls->it, j, m, slots, 0, 0);
-  s->dstats.resumed_count += m;
-  return st;
-}
-
-static bool refill_wanted(const ws_scheduler *s, const loop_state *ls, uint32_t selected) {
-  if (ls->admitted >= ls->N)
-    return false;
-  uint32_t thr = s->cfg.refill_threshold == 0 ? ls->A / 2
-                 : s->cfg.refill_threshold < ls->A ? s->cfg.refill_threshold
-                                                   : ls->A;
-  if (!(ls->live == 0 || ls->live < thr))
-    return false;
-  return s->cfg.refill_align_count == 0 || ls->live == 0 || s->align[selected];
+/* The decisions' view of this scheduler's configuration (both loops) and,
+ * for the host loop, of its memory: the device loop replaces the addresses
+ * with device ones (loop_device.c). */
+void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
+  memset(d, 0, sizeof *d);
+  d->N = N;
+  d->A = N < s->R ? N : s->R;
+  d->K = s->K;
+  d->aux_count = s->aux_count;
+  const uint64_t limit = s->cfg.iteration_limit;
+  d->iteration_limit = limit == 0                         ? WS_ITERATION_LIMIT_DEFAULT
+                       : limit == WS_ITERATION_UNLIMITED ? 0
+                                                         : limit;
+  const uint32_t thr = s->cfg.refill_threshold;
+  d->refill_threshold = thr == 0 ? d->A / 2 : thr < d->A ? thr : d->A;
+  d->flags = (s->cfg.largest_first ? WS_DEC_GREEDY : 0u) |
+             (s->cfg.compaction ? WS_DEC_COMPACTION : 0u) |
+             (s->cfg.partial_admission ? WS_DEC_PARTIAL : 0u) |
+             (s->cfg.accounting == WS_ACCOUNTING_MATERIALIZED ? WS_DEC_MATERIALIZED : 0u) |
+             (s->cfg.accounting == WS_ACCOUNTING_INCREMENTAL ? WS_DEC_PUBLISH : 0u) |
+             (s->verify_on ? WS_DEC_VERIFY : 0u) |
+             (s->cfg.refill_align_count ? WS_DEC_ALIGN : 0u);
+  /* Launches that select their own frames (kernel.h's CPU and CUDA steps;
+   * not GLSL): fused accounting keeps the counts, whole queues run (no
+   * partial admission), and verification keeps its gather to count. */
+  if (s->cfg.accounting == WS_ACCOUNTING_FUSED && !s->verify_on && !s->cfg.partial_admission &&
+      s->entry->launch_dev)
+    d->flags |= WS_DEC_SCAN;
+  d->high = s->cfg.compaction ? 0 : d->A;
+  uint32_t *rb = (uint32_t *)ws_readback_data(s->rb);
+  d->counts = (uint64_t)(uintptr_t)rb;
+  d->recount = (uint64_t)(uintptr_t)(rb + count_words(s));
+  d->gather_count = (uint64_t)(uintptr_t)(rb + 2 * count_words(s));
+  d->align = (uint64_t)(uintptr_t)s->align;
+  d->works = (uint64_t)(uintptr_t)s->dwork;
+  d->node_stats = (uint64_t)(uintptr_t)s->node_stats;
+  d->aux_stats = (uint64_t)(uintptr_t)s->aux_stats;
+  d->interval = s->cfg.observe_interval;
+  d->run_left = d->interval;
 }
 
 /* Statistics only: ends the device timer with one more synchronization after
  * the last boundary, never inside the loop. */
-static ws_status read_timer(ws_scheduler *s, uint64_t it) {
+ws_status ws_loop_read_timer(ws_scheduler *s, uint64_t it) {
   ws_status st;
   if ((st = s->dev->ops->timer_mark(s->dev, true)) != WS_OK ||
       (st = s->dev->ops->synchronize(s->dev)) != WS_OK ||
-      (st = s->dev->ops->timer_elapsed(s->dev, &s->dstats.device_ms)) != WS_OK)
+      (st = s->dev->ops->timer_elapsed(s->dev, &s->device_ms)) != WS_OK)
     return dev_fail(s, st, it, "device timer");
   return WS_OK;
 }
 
-static ws_status run_megakernel(ws_scheduler *s, uint32_t N) {
-  ws_launch l = launch_record(s);
-  l.count = N;
-  l.flags |= WS_LAUNCH_MEGA;
+/* SPEC §2.1: tokens of the active slots and the device counts zeroed, every
+ * auxiliary work's reset, in registration order. */
+ws_status ws_loop_prologue(ws_scheduler *s) {
   ws_status st;
-  if ((st = ws_buffer_fill_u32(s->counts, 0, 0, s->K + 2)) != WS_OK)
-    return dev_fail(s, st, 0, "count reset");
-  if ((st = s->dev->ops->launch(s->dev, s->entry, true, N, &l, sizeof l, s->block)) != WS_OK)
-    return dev_fail(s, st, 0, "megakernel launch");
-  if ((st = ws_readback_enqueue(s->rb, 0, s->counts, 0, rb_words(s) * 4)) != WS_OK ||
-      (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
-    return dev_fail(s, st, 0, "megakernel readback");
-  const uint32_t *h = ws_readback_data(s->rb);
-  if (h[s->K + 1] != 0)
-    return ws_sched_fail(s, WS_EPROTO_INTERNAL,
-                         "megakernel: %u frame(s) returned a continuation index outside 1..%u",
-                         h[s->K + 1], s->K);
-  s->dstats.iteration_count = 1;
-  s->dstats.generated_count = N;
-  s->node_stats[0].dispatch_count = 1;
-  s->node_stats[0].executed_count = N;
-  return WS_OK;
+  if ((st = ws_buffer_fill_u32(s->tokens, 0, 0, s->d.A)) != WS_OK ||
+      (st = ws_buffer_fill_u32(s->counts, 0, 0, count_words(s))) != WS_OK)
+    return dev_fail(s, st, 0, "prologue");
+  return ws_aux_reset_all(s);
 }
 
-static ws_status one_iteration(ws_scheduler *s, loop_state *ls, bool *done) {
-  ws_status st = observe(s, ls);
+static ws_status dispatch(ws_scheduler *s, uint32_t N, bool timed) {
+  ws_dstate *d = &s->d;
+  ws_status st;
+  s->ran = WS_LOOP_HOST;
+  if (s->cfg.kind == WS_SCHEDULER_MEGAKERNEL) {
+    if (N == 0)
+      return WS_OK;
+    if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
+      return dev_fail(s, st, 0, "device timer");
+    s->host_syncs = 1;
+    st = ws_mega_dispatch(s, N);
+    return st == WS_OK && timed ? ws_loop_read_timer(s, 1) : st;
+  }
+  if (d->A == 0)
+    return WS_OK;
+  if (ws_loop_device_wanted(s))
+    return ws_loop_device_dispatch(s, N, timed);
+  if ((st = ws_loop_prologue(s)) != WS_OK)
+    return st;
+  if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
+    return dev_fail(s, st, 0, "device timer");
+  while ((st = one_iteration(s)) == WS_OK && d->status == WS_DEC_RUNNING)
+    ++d->pass;
   if (st != WS_OK)
     return st;
-  if (s->verify_on && (st = verify(s, ls)) != WS_OK)
-    return st;
-  if ((st = check_live(s, ls)) != WS_OK)
-    return st;
-  const uint32_t *h = ls->h;
-  uint64_t aux_live;
-  uint32_t bw, bs, bc;
-  if ((st = ws_aux_observe(s, ls->it, &aux_live, &bw, &bs, &bc)) != WS_OK)
-    return st;
-  for (uint32_t j = 1; j <= s->K; ++j)
-    if (h[j] > s->node_stats[j].peak_queued_count)
-      s->node_stats[j].peak_queued_count = h[j];
-  if (ls->live > s->dstats.max_active_count)
-    s->dstats.max_active_count = ls->live;
-
-  if (ls->admitted == ls->N && ls->live == 0 && aux_live == 0) {
-    *done = true;
-    return WS_OK;
-  }
-  /* The limit counts working iterations: a dispatch that needs exactly
-   * `limit` of them succeeds. */
-  if (s->cfg.iteration_limit && s->dstats.iteration_count >= s->cfg.iteration_limit)
-    return ws_sched_fail(s, WS_EITERATION_LIMIT,
-                         "iteration limit %" PRIu64 " reached: %u of %u items admitted, %u live "
-                         "frames, %" PRIu64 " live auxiliary items",
-                         s->cfg.iteration_limit, ls->admitted, ls->N, ls->live, aux_live);
-  s->dstats.iteration_count += 1;
-
-  if (!s->cfg.largest_first) {
-    /* all-queues policy (materialized, no auxiliary work) */
-    if (refill_wanted(s, ls, 0))
-      return refill(s, ls);
-    for (uint32_t j = 1; j <= s->K; ++j)
-      if (h[j] && (st = resume(s, ls, j, h[j])) != WS_OK)
-        return st;
-    return WS_OK;
-  }
-
-  /* select: the largest queue, ties to the lowest index */
-  uint32_t sel = 0, n = 0;
-  for (uint32_t j = 1; j <= s->K; ++j) {
-    if (h[j] > n) {
-      n = h[j];
-      sel = j;
-    }
-  }
-  ws_aux_decision d = {0};
-  d.admit = n;
-  if (s->aux_count) {
-    if ((st = ws_aux_decide(s, ls->it, sel, n, bw, bs, bc, &d)) != WS_OK)
-      return st;
-    if (d.forced || d.admit < n)
-      s->dstats.blocked_count += 1;
-    if (d.run_stage)
-      return ws_aux_run_stage(s, ls->it, &d);
-  }
-  if (refill_wanted(s, ls, sel)) {
-    ws_aux_before_refill(s);
-    return refill(s, ls);
-  }
-  if (n == 0)
-    return ws_sched_fail(s, WS_ESTALL,
-                         "iteration %" PRIu64 ": nothing can run: %u of %u items admitted, %u "
-                         "live frames, %" PRIu64 " auxiliary items",
-                         ls->it, ls->admitted, ls->N, ls->live, aux_live);
-  return resume(s, ls, sel, d.admit);
+  return timed ? ws_loop_read_timer(s, d->pass) : WS_OK;
 }
 
 ws_status ws_scheduler_dispatch(ws_scheduler *s, uint32_t N, const void *args, size_t args_size) {
   if (!s)
     return WS_EINVAL;
+  /* A client callback that dispatches its own scheduler would run items
+   * twice over state the outer loop still owns. */
+  if (s->dispatching)
+    return ws_sched_fail(s, WS_EBUSY,
+                         "ws_scheduler_dispatch: called while scheduler '%s' is dispatching "
+                         "(from an auxiliary callback?)",
+                         s->coro.name);
+  /* SPEC §2.1: registration closes with the first dispatch, even a refused one */
+  if (s->cfg.kind == WS_SCHEDULER_WAVEFRONT)
+    s->closed = true;
   if (args_size != s->coro.args_size || (args_size && !args))
     return ws_sched_fail(s, WS_EINVAL,
                          "ws_scheduler_dispatch: argument block of %zu bytes, coroutine '%s' "
                          "takes %u",
                          args_size, s->coro.name, s->coro.args_size);
+  s->dispatching = true;
   const double t0 = now_ms();
-  memset(&s->dstats, 0, sizeof s->dstats);
-  for (uint32_t j = 0; j <= s->K; ++j) {
-    s->node_stats[j].dispatch_count = 0;
-    s->node_stats[j].executed_count = 0;
-    s->node_stats[j].peak_queued_count = 0;
-  }
   s->error[0] = '\0';
   s->dev->error[0] = '\0';
-  s->dstats.device_ms = -1.0;
-  ws_status st;
+  ws_sched_reset_stats(s);
+  ws_loop_init_state(s, &s->d, N);
+  ws_status st = WS_OK;
   if (args_size && (st = ws_buffer_write(s->args, 0, args, args_size)) != WS_OK)
-    return dev_fail(s, st, 0, "argument upload");
-
-  loop_state ls;
-  memset(&ls, 0, sizeof ls);
-  ls.N = N;
-  ls.A = N < s->R ? N : s->R;
+    st = dev_fail(s, st, 0, "argument upload");
   const bool timed = s->stats_on && s->dev->ops->timer_mark && s->dev->ops->timer_elapsed;
-  if (s->cfg.kind == WS_SCHEDULER_MEGAKERNEL) {
-    if (N && timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
-      return dev_fail(s, st, 0, "device timer");
-    st = N ? run_megakernel(s, N) : WS_OK;
-    if (st == WS_OK && N && timed)
-      st = read_timer(s, 1);
-    s->dstats.elapsed_ms = now_ms() - t0;
-    return st;
-  }
-  ls.high = s->cfg.compaction ? 0 : ls.A;
-  /* SPEC §2.1: registration closes with the first dispatch, even one of 0 items */
-  s->closed = true;
-  if (ls.A == 0)
-    return WS_OK;
-  if ((st = ws_buffer_fill_u32(s->tokens, 0, 0, ls.A)) != WS_OK ||
-      (st = ws_buffer_fill_u32(s->counts, 0, 0, s->K + 2)) != WS_OK)
-    return dev_fail(s, st, 0, "prologue");
-  if ((st = ws_aux_reset_all(s)) != WS_OK)
-    return st;
-  if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)
-    return dev_fail(s, st, 0, "device timer");
-
-  bool done = false;
-  while (!done) {
-    if ((st = one_iteration(s, &ls, &done)) != WS_OK)
-      return st;
-    ++ls.it;
-  }
-  if (timed && (st = read_timer(s, ls.it)) != WS_OK)
-    return st;
-  s->dstats.elapsed_ms = now_ms() - t0;
-  return WS_OK;
+  if (st == WS_OK)
+    st = dispatch(s, N, timed);
+  s->elapsed_ms = now_ms() - t0;
+  s->dispatching = false;
+  return st;
 }

@@ -13,6 +13,10 @@ struct ws_pool {
   ws_device *dev;
   ws_pool_config cfg;
   ws_aux_work work;
+  ws_aux_device device;             /* with stage kernels: the device loop's view */
+  ws_aux_stage_kernel *stage_kernels; /* [S], argument blocks in stage_args */
+  unsigned char (*stage_args)[WS_MAX_KERNEL_ARGS];
+  ws_buffer *device_counters;       /* uint64_t[2 S]: the device loop's dispatches, executed */
   ws_buffer *tokens, *stack, *state, *payload;
   ws_readback *rb;
   uint32_t *init_stack; /* host image of the full free stack */
@@ -36,7 +40,9 @@ static ws_status pool_reset(void *user) {
   if ((st = ws_buffer_fill_u32(p->tokens, 0, 0, C)) != WS_OK ||
       (st = ws_buffer_fill_u32(p->state, 0, 0, 2 + S)) != WS_OK ||
       (st = ws_buffer_fill_u32(p->state, 0, C, 1)) != WS_OK ||
-      (st = ws_buffer_write(p->stack, 0, p->init_stack, (size_t)C * 4)) != WS_OK)
+      (st = ws_buffer_write(p->stack, 0, p->init_stack, (size_t)C * 4)) != WS_OK ||
+      (p->device_counters &&
+       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S)) != WS_OK))
     return pool_fail(p, st, "reset failed");
   memset(p->counters, 0, S * sizeof *p->counters);
   return WS_OK;
@@ -78,7 +84,12 @@ static ws_status pool_dispatch_stage(void *user, uint32_t stage) {
   ws_pool *p = user;
   p->counters[stage].dispatches += 1;
   p->counters[stage].executed += observed(p)[2 + stage];
-  return p->cfg.run_stage(p->cfg.user, p, stage);
+  if (p->cfg.run_stage)
+    return p->cfg.run_stage(p->cfg.user, p, stage);
+  if (!p->stage_kernels)
+    return pool_fail(p, WS_EINVAL, "no run_stage and no stage kernels");
+  const ws_aux_stage_kernel *k = &p->stage_kernels[stage];
+  return ws_kernel_launch(&k->kernel, k->count, k->args, k->args_size);
 }
 
 void ws_pool_destroy(ws_pool *p) {
@@ -88,17 +99,65 @@ void ws_pool_destroy(ws_pool *p) {
   ws_buffer_destroy(p->stack);
   ws_buffer_destroy(p->state);
   ws_buffer_destroy(p->payload);
+  ws_buffer_destroy(p->device_counters);
   ws_readback_destroy(p->rb);
   ws_free(p->init_stack);
   ws_free(p->counters);
+  ws_free(p->stage_kernels);
+  ws_free(p->stage_args);
   ws_free(p);
+}
+
+/* The pool as the device loop sees it (ws_aux_device): the free count is
+ * its live word, the error word is checked every iteration, and the loop
+ * keeps the pool's own dispatch counters in device_counters. */
+ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kernels) {
+  if (!p || !kernels)
+    return WS_EINVAL;
+  const uint32_t S = p->cfg.stage_count;
+  for (uint32_t i = 0; i < S; ++i) {
+    const ws_aux_stage_kernel *k = &kernels[i];
+    if (!k->kernel.entry || k->kernel.dev != p->dev || k->kernel.entry->kind != WS_ENTRY_KERNEL ||
+        k->args_size != k->kernel.entry->args_size || (k->args_size && !k->args))
+      return ws_dev_fail(p->dev, WS_EINVAL,
+                         "pool '%s': stage kernel %u is no kernel of this device, or its "
+                         "argument block (%u bytes) is not the kernel's",
+                         p->cfg.name, i, k->args_size);
+  }
+  if (!p->stage_kernels) {
+    p->stage_kernels = ws_calloc(S, sizeof *p->stage_kernels);
+    p->stage_args = ws_calloc(S, sizeof *p->stage_args);
+    if (!p->stage_kernels || !p->stage_args)
+      return ws_dev_fail(p->dev, WS_ENOMEM, "pool '%s': out of host memory", p->cfg.name);
+  }
+  if (!p->device_counters) {
+    ws_status st = ws_buffer_create(p->dev, 16 * (size_t)S, &p->device_counters);
+    if (st == WS_OK)
+      st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S);
+    if (st != WS_OK)
+      return st;
+  }
+  for (uint32_t i = 0; i < S; ++i) {
+    p->stage_kernels[i] = kernels[i];
+    if (kernels[i].args_size)
+      memcpy(p->stage_args[i], kernels[i].args, kernels[i].args_size);
+    p->stage_kernels[i].args = p->stage_args[i];
+  }
+  p->device.live = ws_buffer_address(p->state);
+  p->device.live_is_free = 1;
+  p->device.stage_counts = ws_buffer_address(p->state) + 8;
+  p->device.error = ws_buffer_address(p->state) + 4;
+  p->device.counters = ws_buffer_address(p->device_counters);
+  p->device.stages = p->stage_kernels;
+  p->work.device = &p->device;
+  return WS_OK;
 }
 
 ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out) {
   if (!out)
     return WS_EINVAL;
   *out = NULL;
-  if (!dev || !c || !c->name || !c->run_stage || !c->stage_names)
+  if (!dev || !c || !c->name || !c->stage_names)
     return WS_EINVAL;
   if (c->capacity == 0)
     return WS_EAUX_CAPACITY;
@@ -180,6 +239,15 @@ ws_status ws_pool_stage_counters(const ws_pool *p, uint32_t stage, ws_pool_count
   if (!p || !out || stage >= p->cfg.stage_count)
     return WS_EINVAL;
   *out = p->counters[stage];
+  if (p->device_counters) {
+    /* a dispatch ran in one loop: the other's counters are still zero */
+    uint64_t dc[2];
+    ws_status st = ws_buffer_read(p->device_counters, 16 * (size_t)stage, dc, sizeof dc);
+    if (st != WS_OK)
+      return st;
+    out->dispatches += dc[0];
+    out->executed += dc[1];
+  }
   return WS_OK;
 }
 

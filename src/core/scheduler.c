@@ -8,7 +8,6 @@
 
 #include "alloc.h"
 #include "sched.h"
-#include "wavesched/testing.h"
 
 ws_status ws_sched_fail(ws_scheduler *s, ws_status status, const char *fmt, ...) {
   if (s) {
@@ -36,7 +35,7 @@ ws_scheduler_config ws_scheduler_config_default(void) {
   c.resident_frames = 4096;
   c.layout = WS_LAYOUT_AOS;
   c.largest_first = true;
-  c.incremental = true;
+  c.accounting = WS_ACCOUNTING_INCREMENTAL;
   c.compaction = true;
   c.block_size = 128;
   return c;
@@ -67,6 +66,14 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
     return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
                          "frame has %u fields (at most %u) and size %u (must be > 0)",
                          co->frame->field_count, WS_MAX_FRAME_FIELDS, co->frame->size);
+  for (uint32_t i = 0; i < co->frame->field_count; ++i) {
+    const ws_frame_field *f = &co->frame->fields[i];
+    if (f->size == 0 || f->align == 0 || (f->align & (f->align - 1)) != 0 || f->size % f->align)
+      return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                           "frame field %u ('%s') has size %u and alignment %u (the size must be "
+                           "a positive multiple of a power-of-two alignment)",
+                           i, f->name ? f->name : "?", f->size, f->align);
+  }
   for (uint32_t a = 0; a < co->continuation_count; ++a) {
     const char *na = co->continuation_names[a];
     if (!na || !na[0])
@@ -80,23 +87,62 @@ static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
                              b + 1, a + 1, na);
   }
   if ((unsigned)c->kind > WS_SCHEDULER_MEGAKERNEL || c->layout > WS_LAYOUT_SOA ||
-      (unsigned)c->aux_protocol > WS_AUX_SINGLE_STAGE)
-    return ws_sched_fail(s, WS_ECONFIG_ENUM, "kind %d, layout %u or aux_protocol %d out of range",
-                         (int)c->kind, c->layout, (int)c->aux_protocol);
+      (unsigned)c->aux_protocol > WS_AUX_SINGLE_STAGE ||
+      (unsigned)c->accounting > WS_ACCOUNTING_FUSED || (unsigned)c->loop > WS_LOOP_DEVICE)
+    return ws_sched_fail(s, WS_ECONFIG_ENUM,
+                         "kind %d, layout %u, aux_protocol %d, accounting %d or loop %d out of "
+                         "range",
+                         (int)c->kind, c->layout, (int)c->aux_protocol, (int)c->accounting,
+                         (int)c->loop);
   if (c->kind == WS_SCHEDULER_WAVEFRONT && c->resident_frames == 0)
     return ws_sched_fail(s, WS_ECONFIG_POOL, "resident_frames is 0");
-  if (c->incremental && !c->largest_first)
+  if (c->accounting != WS_ACCOUNTING_MATERIALIZED && !c->largest_first)
     return ws_sched_fail(s, WS_ECONFIG_ACCOUNTING,
-                         "incremental accounting needs largest_first (the all-queues policy "
-                         "resumes every queue and needs materialized counts)");
-  if (c->fused && !c->incremental)
-    return ws_sched_fail(s, WS_ECONFIG_FUSED, "fused accounting needs incremental = true");
+                         "%s accounting needs largest_first (the all-queues policy resumes every "
+                         "queue and needs materialized counts)",
+                         c->accounting == WS_ACCOUNTING_FUSED ? "fused" : "incremental");
   if (c->block_size != 0 && (c->block_size % 32 != 0 || c->block_size > 1024))
     return ws_sched_fail(s, WS_ECONFIG_BLOCK, "block_size %u is not a multiple of 32 in 32..1024",
                          c->block_size);
   if (c->refill_align_count && !c->refill_align)
     return ws_sched_fail(s, WS_ECONFIG_CONTINUATION, "refill_align is NULL with count %u",
                          c->refill_align_count);
+  return WS_OK;
+}
+
+/* The description must match what the kernels were compiled for (sizes
+ * recorded in the module entry; a Vulkan entry records none, so the CPU
+ * module's entry of the same name, which every build has, stands in):
+ * otherwise the launch reads a shorter argument block than the kernel's
+ * struct, or frames overlap in a pool sized from the wrong record. */
+static ws_status check_compiled(ws_scheduler *s, const ws_coroutine_desc *co,
+                                const ws_module_entry *e) {
+  if (e->frame_size == 0) {
+    const ws_module *cpu = co->modules->by_backend[WS_BACKEND_CPU];
+    e = NULL;
+    for (uint32_t i = 0; cpu && i < cpu->entry_count; ++i)
+      if (strcmp(cpu->entries[i].name, co->name) == 0)
+        e = &cpu->entries[i];
+    if (!e || e->frame_size == 0)
+      return WS_OK; /* nothing recorded to check against */
+  }
+  const ws_frame_desc *fd = co->frame;
+  uint64_t field_bytes = 0;
+  for (uint32_t i = 0; i < fd->field_count; ++i)
+    field_bytes += fd->fields[i].size;
+  if (co->args_size != e->user_args_size)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                         "the description's argument struct is %u bytes, the kernels of '%s' were "
+                         "compiled for %u",
+                         co->args_size, co->name, e->user_args_size);
+  if (fd->size != e->frame_size || fd->field_count != e->frame_fields ||
+      field_bytes != e->frame_field_bytes)
+    return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
+                         "the description's frame (%u bytes, %u fields of %" PRIu64
+                         " bytes) is not the one the kernels of '%s' were compiled for (%u bytes, "
+                         "%u fields of %u bytes): describe it with WS_FRAME_DESC",
+                         fd->size, fd->field_count, field_bytes, co->name, e->frame_size,
+                         e->frame_fields, e->frame_field_bytes);
   return WS_OK;
 }
 
@@ -137,7 +183,7 @@ static ws_status create_buffer(ws_scheduler *s, size_t size, ws_buffer **out, co
 
 static ws_status reserve(ws_scheduler *s) {
   const uint32_t R = s->R, K = s->K;
-  const size_t words = K + 2;
+  const size_t words = WS_COUNTS_WORDS(K);
   ws_status st;
   uint64_t frame_bytes = s->cfg.layout == WS_LAYOUT_SOA
                              ? layout_soa(s)
@@ -185,6 +231,13 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   if (!dev || !co)
     return WS_EINVAL;
   ws_scheduler_config cfg = config ? *config : ws_scheduler_config_default();
+  /* WS_LOOP=host|device overrides the loop of every scheduler (comparisons
+   * without rebuilding a program); anything else leaves the config's choice */
+  const char *loop_env = getenv("WS_LOOP");
+  if (loop_env && strcmp(loop_env, "host") == 0)
+    cfg.loop = WS_LOOP_HOST;
+  else if (loop_env && strcmp(loop_env, "device") == 0)
+    cfg.loop = WS_LOOP_DEVICE;
   ws_scheduler *s = ws_calloc(1, sizeof *s);
   if (!s)
     return WS_ENOMEM;
@@ -211,9 +264,24 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
     goto fail;
   }
   s->entry = k.entry;
+  if ((st = check_compiled(s, co, k.entry)) != WS_OK)
+    goto fail;
+  if (cfg.kind == WS_SCHEDULER_WAVEFRONT && cfg.loop == WS_LOOP_DEVICE) {
+    const char *why = !dev->ops->loop_create ? "the backend has no device loop"
+                      : !k.entry->launch_dev && !k.entry->spirv
+                          ? "the coroutine's module has no device-loop launcher"
+                      : cfg.aux_protocol == WS_AUX_SINGLE_STAGE
+                          ? "the single-stage protocol calls its clients from the host"
+                          : NULL;
+    if (why) {
+      st = ws_sched_fail(s, WS_ECONFIG_LOOP, "loop = WS_LOOP_DEVICE, but %s (%s)", why,
+                         dev->ops->name);
+      goto fail;
+    }
+  }
 
   s->align = ws_calloc(s->K + 1, sizeof *s->align);
-  s->node_stats = ws_calloc(s->K + 1, sizeof *s->node_stats);
+  s->node_stats = ws_calloc(3 * ((size_t)s->K + 1), sizeof *s->node_stats);
   if (!s->align || !s->node_stats) {
     st = ws_sched_fail(s, WS_ENOMEM, "out of memory");
     goto fail;
@@ -226,11 +294,8 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
                          cfg.refill_align[i] ? cfg.refill_align[i] : "(null)");
       goto fail;
     }
-    s->align[j] = true;
+    s->align[j] = 1;
   }
-  s->node_stats[0].name = "<entry>";
-  for (uint32_t j = 1; j <= s->K; ++j)
-    s->node_stats[j].name = co->continuation_names[j - 1];
 
   st = reserve(s);
   if (st != WS_OK)
@@ -238,8 +303,9 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   *out = s;
   return WS_OK;
 fail:
-  /* The message lives on the scheduler being torn down: repeat it. */
-  fprintf(stderr, "wavesched: ws_scheduler_create: %s\n", s->error);
+  /* The message lives on the scheduler being torn down: hand it to the
+   * device's log callback. */
+  ws_dev_log(dev, WS_LOG_ERROR, "ws_scheduler_create: %s", s->error);
   ws_scheduler_destroy(s);
   return st;
 }
@@ -254,6 +320,7 @@ void ws_scheduler_destroy(ws_scheduler *s) {
     ws_buffer_destroy(bufs[i]);
   ws_readback_destroy(s->rb);
   ws_readback_destroy(s->verify_rb);
+  ws_loop_device_release(s);
   ws_aux_release_all(s);
   ws_free(s->align);
   ws_free(s->node_stats);
@@ -264,17 +331,48 @@ const char *ws_scheduler_last_error(const ws_scheduler *s) { return s ? s->error
 
 bool ws_scheduler_statistics_enabled(const ws_scheduler *s) { return s && s->stats_on; }
 
+void ws_sched_reset_stats(ws_scheduler *s) {
+  memset(s->node_stats, 0, 3 * ((size_t)s->K + 1) * sizeof *s->node_stats);
+  if (s->aux_stats_count)
+    memset(s->aux_stats, 0, 3 * (size_t)s->aux_stats_count * sizeof *s->aux_stats);
+  memset(&s->d, 0, sizeof s->d);
+  s->elapsed_ms = 0;
+  s->device_ms = -1.0;
+  s->ran = WS_LOOP_HOST;
+  s->host_syncs = 0;
+}
+
 void ws_scheduler_dispatch_stats(const ws_scheduler *s, ws_dispatch_stats *out) {
-  if (s && out)
-    *out = s->dstats;
+  if (!s || !out)
+    return;
+  const ws_dstate *d = &s->d;
+  memset(out, 0, sizeof *out);
+  out->iteration_count = d->iterations;
+  out->generated_count = d->generated;
+  out->resumed_count = d->resumed;
+  out->scanned_slot_count = d->scanned;
+  out->max_active_count = d->max_active;
+  out->aux_dispatch_count = d->aux_dispatches;
+  out->forced_drain_count = d->forced_drains;
+  out->blocked_count = d->blocked;
+  out->elapsed_ms = s->elapsed_ms;
+  out->device_ms = s->device_ms;
+  out->loop = s->ran;
+  out->host_sync_count = s->host_syncs;
 }
 
 uint32_t ws_scheduler_node_count(const ws_scheduler *s) { return s ? s->K + 1 : 0; }
 
+static ws_node_stats stats_at(const uint64_t *v, const char *name) {
+  ws_node_stats n = {name, v[0], v[1], v[2]};
+  return n;
+}
+
 ws_status ws_scheduler_node_stats(const ws_scheduler *s, uint32_t node, ws_node_stats *out) {
   if (!s || !out || node > s->K)
     return WS_EINVAL;
-  *out = s->node_stats[node];
+  *out = stats_at(&s->node_stats[3u * node],
+                  node ? s->coro.continuation_names[node - 1] : "<entry>");
   return WS_OK;
 }
 
@@ -283,7 +381,7 @@ uint32_t ws_scheduler_aux_stats_count(const ws_scheduler *s) { return s ? s->aux
 ws_status ws_scheduler_aux_stats(const ws_scheduler *s, uint32_t index, ws_node_stats *out) {
   if (!s || !out || index >= s->aux_stats_count)
     return WS_EINVAL;
-  *out = s->aux_stats[index];
+  *out = stats_at(&s->aux_stats[3u * index], s->aux_names[index]);
   return WS_OK;
 }
 
@@ -291,33 +389,32 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file) {
   if (!s)
     return;
   FILE *f = file ? (FILE *)file : stdout;
-  const ws_dispatch_stats *d = &s->dstats;
+  ws_dispatch_stats d;
+  ws_scheduler_dispatch_stats(s, &d);
   fprintf(f, "dispatch: %" PRIu64 " iterations, %" PRIu64 " generated, %" PRIu64
              " resumed, %" PRIu64 " slots scanned, max %" PRIu64 " active, %.3f ms",
-          d->iteration_count, d->generated_count, d->resumed_count, d->scanned_slot_count,
-          d->max_active_count, d->elapsed_ms);
-  if (d->device_ms >= 0)
-    fprintf(f, " (device %.3f ms)", d->device_ms);
-  fputc('\n', f);
+          d.iteration_count, d.generated_count, d.resumed_count, d.scanned_slot_count,
+          d.max_active_count, d.elapsed_ms);
+  if (d.device_ms >= 0)
+    fprintf(f, " (device %.3f ms)", d.device_ms);
+  fprintf(f, "; %s loop, %" PRIu64 " host synchronization%s\n",
+          d.loop == WS_LOOP_DEVICE ? "device" : "host", d.host_sync_count,
+          d.host_sync_count == 1 ? "" : "s");
   if (s->aux_count)
     fprintf(f, "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64
                " blocked iterations\n",
-            d->aux_dispatch_count, d->forced_drain_count, d->blocked_count);
+            d.aux_dispatch_count, d.forced_drain_count, d.blocked_count);
   fprintf(f, "%-6s %-24s %12s %14s %12s\n", "kind", "name", "dispatches", "executed", "peak");
-  for (uint32_t j = 0; j <= s->K; ++j)
-    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "main",
-            s->node_stats[j].name, s->node_stats[j].dispatch_count,
-            s->node_stats[j].executed_count, s->node_stats[j].peak_queued_count);
-  for (uint32_t i = 0; i < s->aux_stats_count; ++i)
-    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "aux",
-            s->aux_stats[i].name, s->aux_stats[i].dispatch_count, s->aux_stats[i].executed_count,
-            s->aux_stats[i].peak_queued_count);
-}
-
-void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta) {
-  if (!s || queue == 0 || queue > s->K)
-    return;
-  s->corrupt_pending = true;
-  s->corrupt_queue = queue;
-  s->corrupt_delta = delta;
+  for (uint32_t j = 0; j <= s->K; ++j) {
+    ws_node_stats n;
+    ws_scheduler_node_stats(s, j, &n);
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "main", n.name,
+            n.dispatch_count, n.executed_count, n.peak_queued_count);
+  }
+  for (uint32_t i = 0; i < s->aux_stats_count; ++i) {
+    ws_node_stats n;
+    ws_scheduler_aux_stats(s, i, &n);
+    fprintf(f, "%-6s %-24s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", "aux", n.name,
+            n.dispatch_count, n.executed_count, n.peak_queued_count);
+  }
 }

@@ -327,6 +327,36 @@ static void test_counterexample_split_overflows(void **unused) {
   fixture_free(&fx);
 }
 
+/* SPEC §4: a stage dispatch never raises any live count. When the entry
+ * work's stage moves its items into a separately registered work, the
+ * receiver's rise is a clone, reported with both works named (it used to be
+ * called a bound violation of the receiver). */
+static void test_clone_into_other_work(void **unused) {
+  (void)unused;
+  pt_fixture fx;
+  fixture_init(&fx, 32, 64, 2);
+  fx.args.sparse_stage = 1;
+  fx.args.sparse_mod = 1;
+  fx.args.next[0] = 1; /* entry -> later: items cross from one work to the other */
+  static const ws_aux_producer dense[] = {{"dense_publish", 1}};
+  static const ws_aux_producer sparse[] = {{"sparse_publish", 1}};
+  pt_work entry, later;
+  work_init(&entry, &fx, "entry", 0, 1, dense, 1, true);
+  work_init(&later, &fx, "later", 1, 1, sparse, 1, false);
+  ws_scheduler_config c = pt_config(8);
+  ws_scheduler *s = pt_scheduler(&c);
+  assert_int_equal(ws_scheduler_add_aux(s, &entry.w), WS_OK);
+  assert_int_equal(ws_scheduler_add_aux(s, &later.w), WS_OK);
+  const ws_status st = pt_run(s, &fx);
+  const char *msg = ws_scheduler_last_error(s);
+  printf("  items moved across works: %s: %s\n", ws_status_name(st), msg);
+  assert_int_equal(st, WS_EPROTO_CLONED);
+  assert_non_null(strstr(msg, "'later'"));
+  assert_non_null(strstr(msg, "of work 'entry'"));
+  ws_scheduler_destroy(s);
+  fixture_free(&fx);
+}
+
 static void test_counterexample_grouped_never_overflows(void **unused) {
   (void)unused;
   pt_fixture fx;
@@ -435,7 +465,7 @@ static void test_registration_errors(void **unused) {
 
   /* all-queues policy and the megakernel take no auxiliary work */
   c.largest_first = false;
-  c.incremental = false;
+  c.accounting = WS_ACCOUNTING_MATERIALIZED;
   s = pt_scheduler(&c);
   expect_reject(s, &late.w, WS_EAUX_POLICY);
   ws_scheduler_destroy(s);
@@ -616,6 +646,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_single_stage_client),
       cmocka_unit_test(test_counterexample_split_overflows),
       cmocka_unit_test(test_counterexample_grouped_never_overflows),
+      cmocka_unit_test(test_clone_into_other_work),
       cmocka_unit_test(test_registration_errors),
       cmocka_unit_test(test_violation_stage_sum),
       cmocka_unit_test(test_violation_over_capacity),

@@ -19,6 +19,14 @@ static void wt_release_device(void) {
   wt_dev = NULL;
 }
 
+/* The device's log callback: creation errors of the last wt_scheduler_try. */
+static char wt_log_text[2048];
+static void wt_log(void *user, ws_log_level level, const char *message) {
+  (void)user;
+  (void)level;
+  snprintf(wt_log_text, sizeof wt_log_text, "%s", message);
+}
+
 void wt_init(int argc, char **argv, const wt_need *needs, size_t need_count) {
   const char *backend = getenv("WS_TEST_BACKEND");
   if (!backend || !backend[0])
@@ -52,6 +60,7 @@ void wt_init(int argc, char **argv, const wt_need *needs, size_t need_count) {
   memset(&dc, 0, sizeof dc);
   dc.backend = wt_backend;
   dc.device_index = -1;
+  dc.log = wt_log;
   ws_status st = ws_device_create(&dc, &wt_dev);
   if (st == WS_ENODEV) {
     printf("SKIP: %s: no %s device (%s)\n", argv[0], backend, ws_strerror(st));
@@ -122,8 +131,7 @@ ws_scheduler_config wt_config(const wt_combo *c, uint32_t resident_frames) {
   cfg.statistics = true;
   if (c) {
     cfg.layout = c->layout;
-    cfg.incremental = c->accounting != WT_MATERIALIZED;
-    cfg.fused = c->accounting == WT_FUSED;
+    cfg.accounting = (ws_accounting)c->accounting;
     cfg.compaction = c->compaction;
     cfg.largest_first = c->greedy;
   }
@@ -234,7 +242,9 @@ ws_scheduler *wt_scheduler(const ws_coroutine_desc *co, const ws_scheduler_confi
 
 ws_status wt_scheduler_try(const ws_coroutine_desc *co, const ws_scheduler_config *cfg, char *text,
                            size_t cap) {
-  /* capture stderr: creation errors are printed there */
+  /* Creation errors reach the device's log callback (the scheduler is
+   * gone); stderr is captured to prove the library printed nothing. */
+  wt_log_text[0] = '\0';
   fflush(stderr);
   int saved = dup(2);
   FILE *tmp = tmpfile();
@@ -246,12 +256,15 @@ ws_status wt_scheduler_try(const ws_coroutine_desc *co, const ws_scheduler_confi
   fflush(stderr);
   dup2(saved, 2);
   close(saved);
-  if (text && cap) {
-    rewind(tmp);
-    size_t len = fread(text, 1, cap - 1, tmp);
-    text[len] = '\0';
-  }
+  char printed[256];
+  rewind(tmp);
+  const size_t len = fread(printed, 1, sizeof printed - 1, tmp);
+  printed[len] = '\0';
   fclose(tmp);
+  WT_CHECK(len == 0, "ws_scheduler_create('%s') wrote to stderr: '%s'",
+           co && co->name ? co->name : "(null)", printed);
+  if (text && cap)
+    snprintf(text, cap, "%s", wt_log_text);
   if (st == WS_OK && s && s != poison) {
     if (nsched < WT_MAX_RES)
       res_sched[nsched++] = s;
@@ -277,7 +290,7 @@ ws_status wt_scheduler_expect_(const ws_coroutine_desc *co, const ws_scheduler_c
   }
   ws_status st = wt_scheduler_try(co, cfg, text, cap);
   if (st != expect)
-    wt_fail_(file, line, "%s: ws_scheduler_create('%s'): expected %s, got %s; stderr: %s",
+    wt_fail_(file, line, "%s: ws_scheduler_create('%s'): expected %s, got %s; log: %s",
              what ? what : "scheduler creation", co && co->name ? co->name : "(null)",
              ws_status_name(expect), ws_status_name(st), text);
   return st;

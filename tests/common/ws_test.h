@@ -92,10 +92,11 @@ void wt_zero(ws_buffer *b);
 void *wt_calloc(size_t count, size_t size);
 /* Creates a scheduler and fails the test unless it returns WS_OK. */
 ws_scheduler *wt_scheduler(const ws_coroutine_desc *co, const ws_scheduler_config *cfg);
-/* Creates a scheduler and returns the status, capturing what the library
- * printed on stderr into text (creation errors are reported there: the
- * scheduler is gone). Checks that *out is NULL exactly on failure. A
- * scheduler it creates is destroyed by the teardown. */
+/* Creates a scheduler and returns the status, with the message the device's
+ * log callback received in text (creation errors are reported there: the
+ * scheduler is gone). Fails the test if the library wrote to stderr, and
+ * unless *out is NULL exactly on failure. A scheduler it creates is
+ * destroyed by the teardown. */
 ws_status wt_scheduler_try(const ws_coroutine_desc *co, const ws_scheduler_config *cfg, char *text,
                            size_t cap);
 /* The same, failing the test unless the status is `expect`; `what` names the

@@ -263,8 +263,7 @@ static ws_scheduler_config combo_config(const combo *c, uint32_t resident) {
   cfg.resident_frames = resident;
   cfg.layout = c->layout;
   cfg.largest_first = c->greedy;
-  cfg.incremental = c->accounting >= 1;
-  cfg.fused = c->accounting == 2;
+  cfg.accounting = (ws_accounting)c->accounting;
   cfg.compaction = c->compaction;
   cfg.statistics = true;
   cfg.iteration_limit = 10000000; /* a scheduler bug ends as an error, not a hang */

@@ -251,8 +251,11 @@ static void test_null_arguments(void **state) {
   pc.name = NULL;
   EXPECT(ws_pool_create(g_dev, &pc, &p), WS_EINVAL);
   pc.name = "p";
-  pc.run_stage = NULL;
-  EXPECT(ws_pool_create(g_dev, &pc, &p), WS_EINVAL);
+  pc.run_stage = NULL; /* legal: the stages may be set as kernels afterwards */
+  EXPECT(ws_pool_create(g_dev, &pc, &p), WS_OK);
+  EXPECT(ws_pool_set_stage_kernels(p, NULL), WS_EINVAL);
+  ws_pool_destroy(p);
+  p = ppoison;
   pc.run_stage = noop_stage;
   pc.stage_names = NULL;
   EXPECT(ws_pool_create(g_dev, &pc, &p), WS_EINVAL);
@@ -356,9 +359,12 @@ static void test_config_errors(void **state) {
   c.largest_first = false; /* incremental is the default */
   expect_create(co, &c, WS_ECONFIG_ACCOUNTING, "incremental without greedy");
   c = small_config(8);
-  c.incremental = false;
-  c.fused = true;
-  expect_create(co, &c, WS_ECONFIG_FUSED, "fused without incremental");
+  c.largest_first = false;
+  c.accounting = WS_ACCOUNTING_FUSED;
+  expect_create(co, &c, WS_ECONFIG_ACCOUNTING, "fused without greedy");
+  c = small_config(8);
+  c.accounting = (ws_accounting)-1;
+  expect_create(co, &c, WS_ECONFIG_ENUM, "accounting out of range");
   const uint32_t bad_blocks[] = {16, 33, 1056, 2048, 31};
   for (size_t i = 0; i < sizeof bad_blocks / sizeof bad_blocks[0]; ++i) {
     c = small_config(8);
@@ -504,8 +510,9 @@ static void test_bad_continuation_index(void **state) {
     EXPECT(rig_create(&r), WS_OK);
     r.args.bad_next = FZ_MAX_K + 1 + (uint32_t)mode * 1000u;
     ws_scheduler_config c = small_config(8);
-    c.incremental = mode == 1 || mode == 2;
-    c.fused = mode == 2;
+    c.accounting = mode == 1   ? WS_ACCOUNTING_INCREMENTAL
+                   : mode == 2 ? WS_ACCOUNTING_FUSED
+                               : WS_ACCOUNTING_MATERIALIZED;
     c.kind = mode == 3 ? WS_SCHEDULER_MEGAKERNEL : WS_SCHEDULER_WAVEFRONT;
     ws_scheduler *s = NULL;
     EXPECT(ws_scheduler_create(g_dev, &rig_coroutine, &c, &s), WS_OK);
@@ -558,6 +565,147 @@ static void test_corrupted_count(void **state) {
       ws_scheduler_destroy(s);
       rig_destroy(&r);
     }
+  }
+}
+
+/* ---- issue 12: descriptions, re-entrancy, limits, refused dispatches ---- */
+
+/* A description that disagrees with the compiled kernels is rejected at
+ * creation (it used to corrupt memory: a short argument block, SoA arrays
+ * sized for no fields, AoS records shorter than the frame). */
+static void test_description_mismatch(void **state) {
+  (void)state;
+  ws_scheduler_config c = small_config(8);
+  ws_coroutine_desc co = rig_coroutine;
+  co.args_size = sizeof(fz_args) - 8;
+  expect_create(&co, &c, WS_ECONFIG_COROUTINE, "argument struct 8 bytes short");
+  ws_frame_desc fd = fz_frame_ws_desc;
+  co = rig_coroutine;
+  co.frame = &fd;
+  fd.field_count = 0;
+  c.layout = WS_LAYOUT_SOA;
+  expect_create(&co, &c, WS_ECONFIG_COROUTINE, "SoA frame with no fields");
+  fd = fz_frame_ws_desc;
+  fd.size -= 8;
+  c.layout = WS_LAYOUT_AOS;
+  expect_create(&co, &c, WS_ECONFIG_COROUTINE, "AoS frame 8 bytes short");
+  ws_frame_field fields[WS_MAX_FRAME_FIELDS];
+  fd = fz_frame_ws_desc;
+  memcpy(fields, fd.fields, fd.field_count * sizeof fields[0]);
+  fields[0].size = 3;
+  fd.fields = fields;
+  expect_create(&co, &c, WS_ECONFIG_COROUTINE, "a field of 3 bytes");
+  fields[0] = fz_frame_ws_desc.fields[0];
+  fields[1].size += 4; /* same count and frame size, other field bytes */
+  expect_create(&co, &c, WS_ECONFIG_COROUTINE, "field sizes that disagree with the kernels");
+}
+
+/* A client callback that dispatches its own scheduler gets WS_EBUSY; the
+ * outer dispatch runs every item exactly once. */
+typedef struct reentrant {
+  ws_scheduler *s;
+  rig *r;
+  ws_status inner;
+  uint32_t calls;
+} reentrant;
+static ws_status re_reset(void *u) {
+  reentrant *re = u;
+  re->calls += 1;
+  re->inner = ws_scheduler_dispatch(re->s, re->r->N, &re->r->args, sizeof re->r->args);
+  return WS_OK;
+}
+static ws_status re_count(void *u, uint32_t *n) {
+  (void)u;
+  *n = 0;
+  return WS_OK;
+}
+static ws_status re_ok(void *u) {
+  (void)u;
+  return WS_OK;
+}
+
+static void test_reentrant_dispatch(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r, g_dev, 24, 0, 8, false);
+  EXPECT(rig_create(&r), WS_OK);
+  ws_scheduler_config c = small_config(8);
+  ws_scheduler *s = NULL;
+  EXPECT(ws_scheduler_create(g_dev, &rig_coroutine, &c, &s), WS_OK);
+  reentrant re = {s, &r, WS_OK, 0};
+  static const ws_aux_producer p[] = {{"c1", 1}};
+  ws_aux_work w;
+  memset(&w, 0, sizeof w);
+  w.name = "reentrant";
+  w.capacity = 8;
+  w.producers = p;
+  w.producer_count = 1;
+  w.user = &re;
+  w.reset = re_reset;
+  w.enqueue_count_readback = re_ok;
+  w.host_count = re_count;
+  w.dispatch = re_ok;
+  EXPECT(ws_scheduler_add_aux(s, &w), WS_OK);
+  EXPECT(rig_zero(&r), WS_OK);
+  EXPECT(rig_dispatch(&r, s), WS_OK);
+  assert_int_equal(re.calls, 1);
+  assert_int_equal(re.inner, WS_EBUSY);
+  uint32_t done[24];
+  EXPECT(ws_buffer_read(r.done, 0, done, sizeof done), WS_OK);
+  for (int i = 0; i < 24; ++i)
+    assert_int_equal(done[i], 1);
+  ws_scheduler_destroy(s);
+  rig_destroy(&r);
+}
+
+/* SPEC §2.1: registration closes with the first dispatch, a refused one too. */
+static void test_refused_dispatch_closes(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r, g_dev, 8, 1, 8, false);
+  EXPECT(rig_create(&r), WS_OK);
+  ws_scheduler_config c = small_config(8);
+  ws_scheduler *s = NULL;
+  EXPECT(ws_scheduler_create(g_dev, &rig_coroutine, &c, &s), WS_OK);
+  EXPECT(ws_scheduler_dispatch(s, 8, &r.args, sizeof r.args - 4), WS_EINVAL);
+  EXPECT(ws_scheduler_add_aux(s, ws_pool_work(r.pool[0])), WS_EAUX_CLOSED);
+  ws_scheduler_destroy(s);
+  rig_destroy(&r);
+}
+
+/* An item that resumes itself forever ends every scheduler: the megakernel
+ * stops it at the limit (also at the default one), the wavefront's loop
+ * fails at its limit; both with WS_EITERATION_LIMIT, and the scheduler runs
+ * correct work afterwards. */
+static void test_endless_item(void **state) {
+  (void)state;
+  const struct {
+    ws_scheduler_kind kind;
+    uint64_t limit;
+    const char *needle;
+  } cases[] = {{WS_SCHEDULER_MEGAKERNEL, 1000, "iteration limit 1000"},
+               {WS_SCHEDULER_MEGAKERNEL, 0, "iteration limit 16777216"},
+               {WS_SCHEDULER_WAVEFRONT, 1000, "iteration limit 1000"}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    rig r;
+    rig_init(&r, g_dev, 2, 0, 8, false);
+    EXPECT(rig_create(&r), WS_OK);
+    r.args.bad_next = 1; /* c1 resumes c1 forever */
+    ws_scheduler_config c = small_config(8);
+    c.kind = cases[k].kind;
+    c.iteration_limit = cases[k].limit;
+    ws_scheduler *s = NULL;
+    EXPECT(ws_scheduler_create(g_dev, &rig_coroutine, &c, &s), WS_OK);
+    EXPECT(rig_zero(&r), WS_OK);
+    EXPECT(rig_dispatch(&r, s), WS_EITERATION_LIMIT);
+    printf("  %s, limit %" PRIu64 ": %s\n", c.kind == WS_SCHEDULER_MEGAKERNEL ? "megakernel" : "wavefront", cases[k].limit,
+           ws_scheduler_last_error(s));
+    assert_non_null(strstr(ws_scheduler_last_error(s), cases[k].needle));
+    r.args.bad_next = 0;
+    EXPECT(rig_zero(&r), WS_OK);
+    EXPECT(rig_dispatch(&r, s), WS_OK);
+    ws_scheduler_destroy(s);
+    rig_destroy(&r);
   }
 }
 
@@ -941,7 +1089,7 @@ static int short_desc_fused(void) {
   ws_coroutine_desc co = rig_coroutine;
   co.continuation_count = 3;
   ws_scheduler_config c = small_config(8);
-  c.fused = true;
+  c.accounting = WS_ACCOUNTING_FUSED;
   ws_scheduler *s = NULL;
   if (ws_scheduler_create(g_dev, &co, &c, &s) != WS_OK) {
     rig_destroy(&r);
@@ -1012,6 +1160,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_registration_overflow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_admission_overflow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_client_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_description_mismatch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reentrant_dispatch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_refused_dispatch_closes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_endless_item, setup, teardown),
       cmocka_unit_test(test_bug_null_getters_crash),
       cmocka_unit_test(test_bug_huge_buffer),
       cmocka_unit_test(test_bug_short_coroutine_desc),

@@ -190,8 +190,7 @@ static ws_scheduler_config variant_config(const variant *v) {
   c.resident_frames = v->R;
   c.layout = v->layout;
   c.largest_first = !v->allq;
-  c.incremental = v->accounting != 0;
-  c.fused = v->accounting == 2;
+  c.accounting = (ws_accounting)v->accounting;
   c.compaction = v->compaction;
   c.verify_queues = v->verify;
   c.partial_admission = v->partial;

@@ -48,6 +48,20 @@
  *  only the entry stage count.  Spin must then find a violation of (a).
  * -DBROKEN_ADMIT=1: admission ignores L (n*b <= C);  =2: strict test
  *  (n*b < C - L).  Only used to show that the checker can fail.
+ *
+ * -DAPPEND: materializable storage (issue 18).  The client allocates by
+ *  append: every publication takes the slot at the extent E (E++), a
+ *  termination leaves a hole (E unchanged), so only a = C - E slots can be
+ *  written although C - L are free.  Before admission is evaluated the
+ *  client's prepare_for_admission() runs: with L == 0 it must reclaim the
+ *  whole extent (E = 0, the progress rule), otherwise it may compact
+ *  (E = L) or not -- chosen nondeterministically, so every client policy is
+ *  covered.  Admission then also needs n*b <= a, and a producer blocked by
+ *  storage alone forces a drain like one blocked by capacity.  Checked in
+ *  addition: (d) E <= C after every publication (the storage never
+ *  overflows) and L <= E <= C at every boundary (a <= C - L).
+ *  -DIGNORE_AVAIL: the same client under today's protocol (admission sees
+ *  only C - L): spin must find the storage overflowing (E > C).
  */
 
 #ifndef C
@@ -84,6 +98,12 @@
 #define OCC   L
 #endif
 
+#if defined(APPEND) && !defined(IGNORE_AVAIL)
+#define STORE(n, b)  ((n) * (b) <= C - E)   /* n*b <= a = C - E */
+#else
+#define STORE(n, b)  1
+#endif
+
 #if defined(BROKEN_ADMIT) && BROKEN_ADMIT == 1
 #define ADMIT(n, b)  ((n) * (b) <= C)
 #elif defined(BROKEN_ADMIT) && BROKEN_ADMIT == 2
@@ -95,6 +115,7 @@
 byte cnt[S * KB];     /* live items per (stage, remaining budget) */
 byte q[S];            /* observed stage counts                    */
 byte L;               /* live items owning a slot (incl. in-flight) */
+byte E;               /* APPEND: the extent; slots [E, C) are writable */
 byte runs_left = RUNS;
 bool endless;         /* main work never runs out (chosen at start) */
 bool done;
@@ -110,6 +131,9 @@ inline publish(max)
 	:: t < S ->
 		do
 		:: i > 0 -> cnt[IDX(t, K)]++; q[t]++; L++; i--; assert(L <= C)
+#ifdef APPEND
+			; E++; assert(E <= C)   /* (d): the slot at the extent exists */
+#endif
 		:: break
 		od;
 		t++
@@ -176,7 +200,24 @@ inline observe()
 	od;
 	assert(L <= C);
 	assert(sum == L)                /* 3.4 A: stage sum equals live count */
+#ifdef APPEND
+	; assert(L <= E && E <= C)      /* (d): a = C - E <= C - L */
+#endif
 	}
+}
+
+/* APPEND: prepare_for_admission(), before admission is evaluated */
+inline prepare_admission()
+{
+#ifdef APPEND
+	if
+	:: L == 0 -> E = 0               /* reclaim the empty extent: a == C */
+	:: L > 0 -> skip                 /* keep the holes */
+	:: L > 0 -> E = L                /* compact */
+	fi
+#else
+	skip
+#endif
 }
 
 active proctype scheduler()
@@ -222,7 +263,11 @@ active proctype scheduler()
 			:: break
 			od;
 			if
-			:: n > 0 && maxq <= n && b > 0 && !ADMIT(n, b) ->
+			:: n > 0 && maxq <= n && b > 0 -> prepare_admission()
+			:: else -> skip
+			fi;
+			if
+			:: n > 0 && maxq <= n && b > 0 && !(ADMIT(n, b) && STORE(n, b)) ->
 				/* B+C: blocked -> forced drain of admission_stage() */
 #ifdef ENTRY_ONLY
 				s = 0;          /* the entry work has one stage   */

@@ -59,6 +59,12 @@ check_one() {
 	elif [ "$expect" = pass ]; then
 		if [ "$errors" = 0 ]; then verdict=PASS; why="errors: 0"
 		else verdict=FAIL; why="errors: $errors, $first"; fi
+	elif [ "$expect" = storage ]; then
+		if [ "$errors" -ge 1 ] && grep -q 'assertion violated (E<=' "$out"; then
+			verdict=PASS; why="storage overflow found as expected: $first"
+		else
+			verdict=FAIL; why="expected a storage overflow, got errors: $errors ${first:+($first)}"
+		fi
 	else
 		if [ "$errors" -ge 1 ] && grep -q 'assertion violated (L<=' "$out"; then
 			verdict=PASS; why="overflow found as expected: $first"
@@ -102,6 +108,20 @@ add pass "grouped C=8 S=2 P=1 b=(1) [3.6]" -DC=8 -DS=2 -DP=1 -DB1=1
 # on the smallest configuration and on the 3.6 numbers.
 add violation "entry-only C=1 S=2 P=1 b=(1)" -DENTRY_ONLY -DC=1 -DS=2 -DP=1 -DB1=1
 add violation "entry-only C=8 S=2 P=1 b=(1) [3.6]" -DENTRY_ONLY -DC=8 -DS=2 -DP=1 -DB1=1
+
+# Issue 18: append-allocated storage (holes below the extent), every client
+# policy of prepare_for_admission; admission against the available slots must
+# hold, and today's protocol (availability ignored) must overflow the storage.
+for C in 1 2 3 4; do
+	for S in 1 2; do
+		for b1 in $(seq 1 "$C"); do
+			add pass "append C=$C S=$S P=1 b=($b1)" -DAPPEND "-DC=$C" "-DS=$S" -DP=1 "-DB1=$b1"
+		done
+	done
+done
+add pass "append C=4 S=2 P=2 b=(1,2)" -DAPPEND -DC=4 -DS=2 -DP=2 -DB1=1 -DB2=2
+add storage "append, availability ignored C=2 S=1" -DAPPEND -DIGNORE_AVAIL -DC=2 -DS=1 -DP=1 -DB1=1
+add storage "append, availability ignored C=4 S=1" -DAPPEND -DIGNORE_AVAIL -DC=4 -DS=1 -DP=1 -DB1=1
 
 # ---- run ---------------------------------------------------------------------
 start=$(date +%s)

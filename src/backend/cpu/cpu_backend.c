@@ -16,6 +16,8 @@
 
 #include "../../core/alloc.h"
 #include "../../core/device.h"
+#include "../registry.h"
+#include "cpu_internal.h"
 
 #define U32(addr) ((uint32_t *)(uintptr_t)(addr))
 
@@ -94,8 +96,9 @@ static ws_status cpu_queue_count(ws_device *dev, const ws_queue_args *q) {
   (void)dev;
   const uint32_t *tokens = U32(q->tokens);
   uint32_t *counts = U32(q->counts);
-  /* Tokens outside 0..K cannot be produced by the wrappers (they clamp), so
-   * they are counted in a spill slot rather than trusted as an index. */
+  /* Tokens outside 0..K cannot be produced by the wrappers (they clamp); a
+   * damaged one is skipped rather than trusted as an index, and the
+   * verification's recount then disagrees with the maintained counts. */
   for (uint32_t t = 0; t <= q->queue_count; ++t)
     counts[t] = 0;
   for (uint32_t s = 0; s < q->scan; ++s) {
@@ -218,6 +221,9 @@ static const ws_backend_ops cpu_ops = {
     .queue_compact = cpu_queue_compact,
     .timer_mark = cpu_timer_mark,
     .timer_elapsed = cpu_timer_elapsed,
+    .loop_create = ws_cpu_loop_create,
+    .loop_run = ws_cpu_loop_run,
+    .loop_destroy = ws_cpu_loop_destroy,
 };
 
 ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config) {

@@ -1,6 +1,7 @@
 /* Linked when the library is built without CUDA: --backend cuda then fails
  * with a message that says how to get it. */
 #include "../../core/device.h"
+#include "../registry.h"
 
 const bool ws_backend_cuda_built = false;
 

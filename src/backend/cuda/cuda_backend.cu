@@ -15,6 +15,11 @@
  *
  * Every CUDA call is checked; a failure becomes a ws_status with the failing
  * call and the CUDA error's name and string in the device's message.
+ *
+ * Embedding (ws_device_config.cuda_stream): the stream is the application's,
+ * on the device current at creation; everything above holds with it (the
+ * application's own work on it is simply ordered with ours), and destroy
+ * leaves it alive.
  */
 #include "cuda_internal.h"
 
@@ -102,7 +107,7 @@ static void cuda_release(ws_cuda *c) {
     (void)cudaFree(c->ctl);
   if (c->herr_alloc)
     (void)cudaFreeHost(c->herr_alloc);
-  if (c->stream)
+  if (c->stream && !c->stream_borrowed)
     (void)cudaStreamDestroy(c->stream);
   (void)cudaGetLastError();
   c->ctl = NULL;
@@ -319,6 +324,15 @@ static const ws_backend_ops cuda_ops = {
     /* .queue_compact = */ ws_cuda_queue_compact,
     /* .timer_mark = */ cuda_timer_mark,
     /* .timer_elapsed = */ cuda_timer_elapsed,
+#if WS_GPU_HAVE_GRAPH_LOOP
+    /* .loop_create = */ ws_cuda_loop_create,
+    /* .loop_run = */ ws_cuda_loop_run,
+    /* .loop_destroy = */ ws_cuda_loop_destroy,
+#else
+    /* .loop_create = */ NULL,
+    /* .loop_run = */ NULL,
+    /* .loop_destroy = */ NULL,
+#endif
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:
@@ -362,7 +376,8 @@ static const char *queue_mode_name(ws_cuda_queue_mode m) {
 /* Everything open allocates, in order; on failure the caller releases what
  * was made (cuda_release skips what is still NULL), so nothing leaks. */
 static ws_status cuda_setup(ws_device *dev, ws_cuda *c) {
-  WS_CUDA_TRY(dev, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  if (!c->stream_borrowed)
+    WS_CUDA_TRY(dev, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
   for (int i = 0; i < 2; ++i)
     WS_CUDA_TRY(dev, cudaEventCreate(&c->timer[i]));
   WS_CUDA_TRY(dev,
@@ -400,7 +415,23 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   if (count <= 0)
     return ws_dev_fail(dev, WS_ENODEV,
                        "no " WS_GPU_API_NAME " GPU on this machine (cudaGetDeviceCount: 0)");
-  const int index = config->device_index < 0 ? 0 : config->device_index;
+  /* Embedding: the application's stream belongs to the device (and
+   * context) current on this thread, which device_index cannot override. */
+  cudaStream_t borrowed = (cudaStream_t)config->cuda_stream;
+  int index = config->device_index < 0 ? 0 : config->device_index;
+  if (borrowed) {
+    WS_CUDA_TRY(dev, cudaGetDevice(&index));
+#if !defined(__HIPCC__) && CUDART_VERSION >= 12080
+    int stream_device = -1;
+    WS_CUDA_TRY(dev, cudaStreamGetDevice(borrowed, &stream_device));
+    if (stream_device != index)
+      return ws_dev_fail(dev, WS_EINVAL,
+                         WS_GPU_API_NAME ": ws_device_config.cuda_stream belongs to device %d, "
+                                         "but device %d is current on this thread: make the "
+                                         "stream's device current first",
+                         stream_device, index);
+#endif
+  }
   if (index >= count)
     return ws_dev_fail(dev, WS_ENODEV,
                        WS_GPU_API_NAME " device %d requested, but this machine has %d", index,
@@ -412,7 +443,8 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
 #if !WS_GPU_HAVE_CUB
   mode = WS_CUDA_QUEUES_PORTABLE; /* no CUB in this build (HIP): one path */
 #endif
-  WS_CUDA_TRY(dev, cudaSetDevice(index));
+  if (!borrowed) /* an application's current context stays current */
+    WS_CUDA_TRY(dev, cudaSetDevice(index));
   cudaDeviceProp prop;
   memset(&prop, 0, sizeof prop);
   WS_CUDA_TRY(dev, cudaGetDeviceProperties(&prop, index));
@@ -425,9 +457,10 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   if (!c)
     return ws_dev_fail(dev, WS_ENOMEM, WS_GPU_API_NAME ": no host memory for the backend state");
   c->device = index;
-  c->sm_count = prop.multiProcessorCount;
   c->grid_limit = grid_limit;
   c->queue_mode = mode;
+  c->stream = borrowed;
+  c->stream_borrowed = borrowed != NULL;
   dev->impl = c; /* ws_cuda_of() in the helpers below */
   st = cuda_setup(dev, c);
   if (st != WS_OK) {

@@ -51,6 +51,9 @@ enum {
   WS_CTL_MOVERS = 5,
   WS_CTL_SELECT_PAIR = 6, /* [2] */
   WS_CTL_CUB_SINK = 8,    /* CUB's count output when nobody reads it */
+  WS_CTL_DL_ACC = 9,      /* the device loop's count-less selection; zeroed by its
+                             decisions before every iteration */
+  WS_CTL_DL_SINK = 10,    /* ... and the word that selection zeroes for no one */
   WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
@@ -83,7 +86,7 @@ typedef enum ws_cuda_queue_mode {
 typedef struct ws_cuda {
   int device; /* CUDA ordinal */
   cudaStream_t stream;
-  int sm_count;
+  bool stream_borrowed; /* the application's stream (embedding): never destroyed here */
   uint32_t grid_limit; /* most blocks per queue kernel (WS_CUDA_GRID_LIMIT) */
   ws_cuda_queue_mode queue_mode;
   uint32_t *ctl;           /* device control block [WS_CTL_WORDS] */
@@ -138,6 +141,26 @@ uint32_t ws_cuda_grid(const ws_cuda *c, uint64_t items, uint32_t per_block);
  * code for the device). */
 ws_status ws_cuda_fill(ws_device *dev, uint32_t *dst, uint32_t value, size_t count);
 
+/* A kernel size the host knows (value) or, in a device loop, one the loop
+ * state holds when the kernel runs (ptr, read by every thread: the loop
+ * writes it before the launch in stream order and no one during). */
+typedef struct ws_dyn {
+  const uint32_t *ptr;
+  uint32_t value;
+  uint32_t pad;
+} ws_dyn;
+static inline ws_dyn ws_dyn_value(uint32_t v) {
+  ws_dyn d = {NULL, v, 0};
+  return d;
+}
+static inline ws_dyn ws_dyn_at(const uint32_t *p) {
+  ws_dyn d = {p, 0, 0};
+  return d;
+}
+#if defined(__CUDACC__) || defined(__HIPCC__)
+__device__ static inline uint32_t ws_dyn_get(ws_dyn d) { return d.ptr ? *d.ptr : d.value; }
+#endif
+
 /* cuda_queue.cu: the scheduler's queue operations (backend.h). */
 ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q);
 ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q);
@@ -146,5 +169,29 @@ ws_status ws_cuda_queue_publish(ws_device *dev, const ws_queue_args *q);
 ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q);
 /* Frees the CUB storage (destroy). */
 void ws_cuda_queue_release(ws_cuda *c);
+
+/* The same operations as a device loop records them (cuda_loop.cu): fixed
+ * grids, every size read from the loop state when the kernel runs.
+ *   count:      counts[] over [0, *scan)
+ *   gather_all: the sorted lists over [0, *scan)
+ *   gather:     slots = the slots of token *token in [0, *scan), the count
+ *               into q->counter
+ *   publish:    the plan's launch (count, src, slot list or dense range)
+ *   compact:    the live frames of [*live, *scan) into the holes of [0, *live) */
+ws_status ws_cuda_dl_count(ws_device *dev, const ws_queue_args *q, const uint32_t *scan,
+                           uint64_t counts);
+ws_status ws_cuda_dl_gather_all(ws_device *dev, const ws_queue_args *q, const uint32_t *scan);
+ws_status ws_cuda_dl_gather(ws_device *dev, const ws_queue_args *q, const uint32_t *token,
+                            const uint32_t *scan);
+ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan);
+ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
+                             const uint32_t *scan);
+/* The control-block word the device loop's count-less gather accumulates
+ * into: the loop's decisions zero it before every iteration. */
+uint32_t *ws_cuda_dl_zero_word(ws_device *dev);
+/* cuda_loop.cu: the device loop (backend.h loop_create / loop_run / loop_destroy). */
+ws_status ws_cuda_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
+ws_status ws_cuda_loop_run(ws_device *dev, void *loop);
+void ws_cuda_loop_destroy(ws_device *dev, void *loop);
 
 #endif

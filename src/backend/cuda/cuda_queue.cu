@@ -166,9 +166,10 @@ __device__ static inline void ws_flush_regs(const uint32_t cnt[WS_CUDA_REG_BINS]
  * memset and the kernel adds into them directly. */
 template <int MODE>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
-    ws_count_kernel(const uint32_t *tokens, uint32_t scan, uint32_t nbins, uint32_t *counts,
+    ws_count_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t nbins, uint32_t *counts,
                     uint32_t *acc, uint32_t *ticket) {
   extern __shared__ uint32_t ws_sh[];
+  const uint32_t scan = ws_dyn_get(scan_);
   if (MODE != WS_AGG_GLOBAL) {
     for (uint32_t b = threadIdx.x; b < nbins; b += WS_CUDA_BLOCK)
       ws_sh[b] = 0;
@@ -210,34 +211,46 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   }
 }
 
-ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q) {
+static ws_status ws_count(ws_device *dev, const ws_queue_args *q, ws_dyn scan, uint32_t grid,
+                          uint32_t *counts) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
   const uint32_t nbins = q->queue_count + 1u;
-  const uint32_t grid = ws_cuda_grid(c, q->scan, WS_CUDA_TILE);
   const size_t smem = (size_t)nbins * sizeof(uint32_t);
-  uint32_t *tok = WS_U32(q->tokens), *counts = WS_U32(q->counts);
+  uint32_t *tok = WS_U32(q->tokens);
   uint32_t *acc = c->ctl + WS_CTL_COUNT_ACC, *ticket = c->ctl + WS_CTL_COUNT_TICKET;
   /* REGS and SMEM: one launch, also for scan == 0 (the last block writes
    * the zeros). */
   if (nbins <= WS_CUDA_REG_BINS) {
     ws_count_kernel<WS_AGG_REGS>
-        <<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(tok, q->scan, nbins, counts, acc, ticket);
+        <<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(tok, scan, nbins, counts, acc, ticket);
     return ws_cuda_check_launch(dev, "count", __FILE__, __LINE__);
   }
   if (nbins <= WS_CUDA_SMEM_BINS) {
     ws_count_kernel<WS_AGG_SMEM>
-        <<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(tok, q->scan, nbins, counts, acc, ticket);
+        <<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(tok, scan, nbins, counts, acc, ticket);
     return ws_cuda_check_launch(dev, "count", __FILE__, __LINE__);
   }
   WS_CUDA_TRY(dev, cudaMemsetAsync(counts, 0, smem, c->stream));
-  if (q->scan == 0)
+  if (!scan.ptr && scan.value == 0)
     return WS_OK;
   ws_count_kernel<WS_AGG_GLOBAL>
-      <<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(tok, q->scan, nbins, counts, acc, ticket);
+      <<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(tok, scan, nbins, counts, acc, ticket);
   return ws_cuda_check_launch(dev, "count (global)", __FILE__, __LINE__);
+}
+
+ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q) {
+  return ws_count(dev, q, ws_dyn_value(q->scan),
+                  ws_cuda_grid(ws_cuda_of(dev), q->scan, WS_CUDA_TILE), WS_U32(q->counts));
+}
+
+ws_status ws_cuda_dl_count(ws_device *dev, const ws_queue_args *q, const uint32_t *scan,
+                           uint64_t counts) {
+  /* the scan never exceeds the pool: a grid for the pool */
+  return ws_count(dev, q, ws_dyn_at(scan), ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE),
+                  WS_U32(counts));
 }
 
 /* ---------------------------------------------------------------------
@@ -254,11 +267,13 @@ ws_status ws_cuda_queue_count(ws_device *dev, const ws_queue_args *q) {
  * the SELECT_PAIR, zeroed here for the next such selection. */
 template <bool COUNT>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
-    ws_select_kernel(const uint32_t *tokens, uint32_t begin, uint32_t end, uint32_t token,
-                     bool equal, uint32_t *out, uint32_t *count_out, uint32_t *acc,
-                     uint32_t *ticket) {
+    ws_select_kernel(const uint32_t *tokens, ws_dyn begin_, ws_dyn end_, ws_dyn token_,
+                     bool equal, uint32_t *out_base, ws_dyn out_off, uint32_t *count_out,
+                     uint32_t *acc, uint32_t *ticket) {
   __shared__ uint32_t wtot[WS_NWARPS];
   __shared__ uint32_t tile_base;
+  const uint32_t begin = ws_dyn_get(begin_), end = ws_dyn_get(end_), token = ws_dyn_get(token_);
+  uint32_t *const out = out_base + ws_dyn_get(out_off);
   const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
   const ws_gpu_lanemask below = ws_gpu_lanemask_lt();
   if (!COUNT && blockIdx.x == 0 && threadIdx.x == 0)
@@ -365,6 +380,30 @@ void ws_cuda_queue_release(ws_cuda *c) {
   c->cub_temp_bytes = 0;
 }
 
+/* The device loop's selections: a fixed grid and sizes from the state; the
+ * count always goes out (a last block restores the control block, which a
+ * graph replaying the same launch needs: the parity trick below cannot). */
+static ws_status ws_dl_select(ws_device *dev, const uint32_t *tokens, ws_dyn begin, ws_dyn end,
+                              ws_dyn token, bool equal, uint32_t *out, ws_dyn out_off,
+                              uint32_t *count_out, uint32_t capacity, const char *what) {
+  ws_cuda *c = ws_cuda_of(dev);
+  const uint32_t grid = ws_cuda_grid(c, capacity, WS_CUDA_TILE);
+  if (!count_out) {
+    /* nobody reads the count: no last block; the loop's decisions zero the
+     * accumulator before every iteration (ws_cuda_dl_zero_word) */
+    ws_select_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+        tokens, begin, end, token, equal, out, out_off, NULL, c->ctl + WS_CTL_DL_ACC,
+        c->ctl + WS_CTL_DL_SINK);
+    return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
+  }
+  ws_select_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+      tokens, begin, end, token, equal, out, out_off, count_out, c->ctl + WS_CTL_SELECT_ACC,
+      c->ctl + WS_CTL_SELECT_TICKET);
+  return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
+}
+
+uint32_t *ws_cuda_dl_zero_word(ws_device *dev) { return ws_cuda_of(dev)->ctl + WS_CTL_DL_ACC; }
+
 static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begin, uint32_t end,
                            uint32_t token, bool equal, uint32_t *out, uint32_t *count_out,
                            uint32_t capacity, const char *what) {
@@ -394,16 +433,29 @@ static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begi
     uint32_t *pair = c->ctl + WS_CTL_SELECT_PAIR;
     const uint32_t p = c->select_parity;
     ws_select_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
-        tokens, begin, end, token, equal, out, NULL, pair + p, pair + (1u - p));
+        tokens, ws_dyn_value(begin), ws_dyn_value(end), ws_dyn_value(token), equal, out,
+        ws_dyn_value(0), NULL, pair + p, pair + (1u - p));
     ws_status st = ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
     if (st == WS_OK)
       c->select_parity = 1u - p; /* a launch that failed zeroed nothing */
     return st;
   }
   ws_select_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
-      tokens, begin, end, token, equal, out, count_out, c->ctl + WS_CTL_SELECT_ACC,
-      c->ctl + WS_CTL_SELECT_TICKET);
+      tokens, ws_dyn_value(begin), ws_dyn_value(end), ws_dyn_value(token), equal, out,
+      ws_dyn_value(0), count_out, c->ctl + WS_CTL_SELECT_ACC, c->ctl + WS_CTL_SELECT_TICKET);
   return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
+}
+
+ws_status ws_cuda_dl_gather(ws_device *dev, const ws_queue_args *q, const uint32_t *token,
+                            const uint32_t *scan) {
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  /* the count only for verification (WS_QUEUE_COUNTER_UNUSED otherwise) */
+  uint32_t *count_out = (q->flags & WS_QUEUE_COUNTER_UNUSED) ? NULL : WS_U32(q->counter);
+  return ws_dl_select(dev, WS_U32(q->tokens), ws_dyn_value(0), ws_dyn_at(scan), ws_dyn_at(token),
+                      true, WS_U32(q->slots), ws_dyn_value(0), count_out, q->capacity,
+                      "queue gather (device loop)");
 }
 
 ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
@@ -425,11 +477,12 @@ ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
  * and reserves each queue's range with one atomic on that queue's cursor in
  * the control block; the last block zeroes the cursors. */
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
-    ws_gather_all_smem_kernel(const uint32_t *tokens, uint32_t scan, uint32_t K,
+    ws_gather_all_smem_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t K,
                               const uint32_t *counts, uint32_t *slots, uint32_t capacity,
                               uint32_t *cursors, uint32_t *ticket, uint32_t *herr) {
   extern __shared__ uint32_t ws_sh[];
   __shared__ uint32_t wsum[WS_NWARPS + 1];
+  const uint32_t scan = ws_dyn_get(scan_);
   uint32_t *base = ws_sh;     /* [K]: start of queue b + 1 in the list */
   uint32_t *hist = ws_sh + K; /* [K]: this tile's count, then its start */
   ws_block_exclusive_scan(counts + 1, base, K, wsum);
@@ -479,9 +532,10 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
 /* Any K, step 2: each slot takes the next position of its queue with a
  * warp-aggregated atomic on offsets[t]. */
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
-    ws_gather_all_global_kernel(const uint32_t *tokens, uint32_t scan, uint32_t K,
+    ws_gather_all_global_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t K,
                                 uint32_t *offsets, uint32_t *slots, uint32_t capacity,
                                 uint32_t *herr) {
+  const uint32_t scan = ws_dyn_get(scan_);
   for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < scan;
        t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
     uint32_t tok[WS_CUDA_ITEMS];
@@ -501,22 +555,20 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   }
 }
 
-ws_status ws_cuda_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
+static ws_status ws_gather_all(ws_device *dev, const ws_queue_args *q, ws_dyn scan,
+                               uint32_t grid) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
   const uint32_t K = q->queue_count;
-  if (q->scan == 0 || K == 0)
-    return WS_OK;
-  const uint32_t grid = ws_cuda_grid(c, q->scan, WS_CUDA_TILE);
   /* A variant ranking small K with one ballot per queue (like the selection
    * kernel) measured 15 % slower over 2^24 slots on the H200 than these
    * shared-memory ranks (77.4 against 67.4 us, docs/results/cuda-first-run.txt)
    * and was removed. */
   if (K <= WS_CUDA_SMEM_BINS) {
     ws_gather_all_smem_kernel<<<grid, WS_CUDA_BLOCK, 2u * K * sizeof(uint32_t), c->stream>>>(
-        WS_U32(q->tokens), q->scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
+        WS_U32(q->tokens), scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
         c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
     return ws_cuda_check_launch(dev, "sorted gather", __FILE__, __LINE__);
   }
@@ -524,9 +576,23 @@ ws_status ws_cuda_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
   if ((st = ws_cuda_check_launch(dev, "sorted gather offsets", __FILE__, __LINE__)) != WS_OK)
     return st;
   ws_gather_all_global_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
-      WS_U32(q->tokens), q->scan, K, WS_U32(q->offsets), WS_U32(q->slots), q->capacity,
+      WS_U32(q->tokens), scan, K, WS_U32(q->offsets), WS_U32(q->slots), q->capacity,
       c->herr_dev);
   return ws_cuda_check_launch(dev, "sorted gather (global)", __FILE__, __LINE__);
+}
+
+ws_status ws_cuda_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
+  if (q->scan == 0 || q->queue_count == 0)
+    return WS_OK;
+  return ws_gather_all(dev, q, ws_dyn_value(q->scan),
+                       ws_cuda_grid(ws_cuda_of(dev), q->scan, WS_CUDA_TILE));
+}
+
+ws_status ws_cuda_dl_gather_all(ws_device *dev, const ws_queue_args *q, const uint32_t *scan) {
+  if (q->queue_count == 0)
+    return WS_OK;
+  return ws_gather_all(dev, q, ws_dyn_at(scan),
+                       ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE));
 }
 
 /* ---------------------------------------------------------------------
@@ -549,8 +615,21 @@ __device__ static inline uint32_t ws_frame_token(const uint32_t *tokens, const u
 template <int MODE>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_publish_kernel(const uint32_t *tokens, const uint32_t *slots, uint32_t slot_base, uint32_t n,
-                      uint32_t src, uint32_t K, uint32_t capacity, uint32_t *counts) {
+                      uint32_t src, uint32_t K, uint32_t capacity, uint32_t *counts,
+                      const ws_launch_plan *plan) {
   extern __shared__ uint32_t ws_sh[];
+  if (plan) {
+    /* a device loop: the launch the plan describes (nothing for a plan
+     * that launched no frames of a coroutine) */
+    const ws_launch_plan pl = *plan;
+    const bool launched = pl.action == WS_PLAN_REFILL || pl.action == WS_PLAN_RESUME;
+    n = launched ? pl.count : 0u;
+    src = pl.src;
+    slot_base = pl.slot_base;
+    slots = pl.use_slots == 1u ? slots + pl.slot_offset : NULL;
+    if (!launched)
+      return;
+  }
   if (MODE != WS_AGG_GLOBAL) {
     for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
       ws_sh[b] = 0;
@@ -591,27 +670,41 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
       atomicAdd(&counts[b + 1], ws_sh[b]);
 }
 
-ws_status ws_cuda_queue_publish(ws_device *dev, const ws_queue_args *q) {
+static ws_status ws_publish(ws_device *dev, const ws_queue_args *q, uint32_t grid,
+                            const ws_launch_plan *plan) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
   const uint32_t K = q->queue_count;
-  if (q->n == 0 || K == 0) /* counts[src] -= 0, and no token can be counted */
-    return WS_OK;
-  const uint32_t grid = ws_cuda_grid(c, q->n, WS_CUDA_TILE);
   const uint32_t *slots = q->slots ? WS_U32(q->slots) : NULL;
   const size_t smem = (size_t)K * sizeof(uint32_t);
   if (K <= WS_CUDA_REG_BINS)
     ws_publish_kernel<WS_AGG_REGS><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
-        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts));
+        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts),
+        plan);
   else if (K <= WS_CUDA_SMEM_BINS)
     ws_publish_kernel<WS_AGG_SMEM><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
-        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts));
+        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts),
+        plan);
   else
     ws_publish_kernel<WS_AGG_GLOBAL><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
-        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts));
+        WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts),
+        plan);
   return ws_cuda_check_launch(dev, "publish", __FILE__, __LINE__);
+}
+
+ws_status ws_cuda_queue_publish(ws_device *dev, const ws_queue_args *q) {
+  if (q->n == 0 || q->queue_count == 0) /* counts[src] -= 0, and no token can be counted */
+    return WS_OK;
+  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->n, WS_CUDA_TILE), NULL);
+}
+
+ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan) {
+  if (q->queue_count == 0)
+    return WS_OK;
+  /* q->slots is the list's base; the plan adds its offset */
+  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE), plan);
 }
 
 /* ---------------------------------------------------------------------
@@ -625,7 +718,9 @@ typedef struct ws_compact_params {
   uint32_t *tokens;
   uint32_t *ids;
   const uint32_t *holes;  /* [WS_CTL_HOLES] entries: free slots below n */
-  const uint32_t *movers; /* [WS_CTL_MOVERS] entries: live slots at or above n */
+  const uint32_t *movers; /* [WS_CTL_MOVERS] entries: live slots at or above n,
+                             at movers + *movers_at when movers_at is set */
+  const uint32_t *movers_at;
   const uint32_t *ctl;
   uint32_t *herr;
   uint32_t layout;
@@ -672,6 +767,8 @@ __device__ static inline void ws_copy(unsigned char *dst, const unsigned char *s
  * one pair never race: only the unit-0 thread writes the id and tokens. */
 __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_params p) {
   const uint32_t holes = p.ctl[WS_CTL_HOLES], movers = p.ctl[WS_CTL_MOVERS];
+  if (p.movers_at)
+    p.movers += *p.movers_at;
   const uint64_t gid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (holes != movers) {
     /* Precondition broken (live count wrong): move nothing, report. */
@@ -710,32 +807,19 @@ static uint32_t ws_width(uint64_t x) {
   return (uint32_t)(x & (~x + 1u));
 }
 
-ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
+/* The move's parameters: frame layout, field widths, where the lists are. */
+static ws_status ws_compact_move(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
+                                 uint32_t grid) {
   ws_cuda *c = ws_cuda_of(dev);
-  ws_status st = ws_cuda_bind(dev);
-  if (st != WS_OK)
-    return st;
-  if (q->scan <= q->n) /* nothing lives above the live count */
-    return WS_OK;
-  if (q->layout != WS_LAYOUT_AOS && q->field_count > WS_MAX_FRAME_FIELDS)
-    return ws_dev_fail(dev, WS_EINVAL, WS_GPU_API_NAME ": compaction: %u frame fields, at most %u",
-                       q->field_count, WS_MAX_FRAME_FIELDS);
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
-  /* scratch[0, n) receives the holes (at most n), scratch[n, scan) the
-   * movers (at most scan - n): the two lists cannot overlap. */
-  if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES, q->capacity,
-                      "compaction: free-slot selection")) != WS_OK ||
-      (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n, c->ctl + WS_CTL_MOVERS,
-                      q->capacity, "compaction: live-frame selection")) != WS_OK)
-    return st;
-
   ws_compact_params p;
   memset(&p, 0, sizeof p);
   p.frames = q->frames;
   p.tokens = tokens;
   p.ids = WS_U32(q->ids);
   p.holes = scratch;
-  p.movers = scratch + q->n;
+  p.movers = live ? scratch : scratch + q->n;
+  p.movers_at = live;
   p.ctl = c->ctl;
   p.herr = c->herr_dev;
   p.layout = q->layout;
@@ -755,8 +839,59 @@ ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
   }
   if (p.units == 0) /* a frame without bytes still moves its id and token */
     p.units = 1;
-  const uint32_t max_pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
-  const uint32_t grid = ws_cuda_grid(c, (uint64_t)max_pairs * p.units, WS_CUDA_BLOCK);
+  if (!grid) {
+    const uint32_t max_pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
+    grid = ws_cuda_grid(c, (uint64_t)max_pairs * p.units, WS_CUDA_BLOCK);
+  }
   ws_move_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(p);
   return ws_cuda_check_launch(dev, "compaction move", __FILE__, __LINE__);
+}
+
+ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
+  ws_cuda *c = ws_cuda_of(dev);
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  if (q->scan <= q->n) /* nothing lives above the live count */
+    return WS_OK;
+  if (q->layout != WS_LAYOUT_AOS && q->field_count > WS_MAX_FRAME_FIELDS)
+    return ws_dev_fail(dev, WS_EINVAL, WS_GPU_API_NAME ": compaction: %u frame fields, at most %u",
+                       q->field_count, WS_MAX_FRAME_FIELDS);
+  uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
+  /* scratch[0, n) receives the holes (at most n), scratch[n, scan) the
+   * movers (at most scan - n): the two lists cannot overlap. */
+  if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES, q->capacity,
+                      "compaction: free-slot selection")) != WS_OK ||
+      (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n, c->ctl + WS_CTL_MOVERS,
+                      q->capacity, "compaction: live-frame selection")) != WS_OK)
+    return st;
+  return ws_compact_move(dev, q, NULL, 0);
+}
+
+/* The device loop's compaction over the plan's [*live, *scan): with nothing
+ * to move (live == scan) both selections find nothing and the move does
+ * nothing, so it is recorded unconditionally. Moving every unit of every
+ * frame with a fixed grid: the kernel strides over them. */
+ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
+                             const uint32_t *scan) {
+  ws_cuda *c = ws_cuda_of(dev);
+  ws_status st = ws_cuda_bind(dev);
+  if (st != WS_OK)
+    return st;
+  if (q->layout != WS_LAYOUT_AOS && q->field_count > WS_MAX_FRAME_FIELDS)
+    return ws_dev_fail(dev, WS_EINVAL, WS_GPU_API_NAME ": compaction: %u frame fields, at most %u",
+                       q->field_count, WS_MAX_FRAME_FIELDS);
+  uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
+  if ((st = ws_dl_select(dev, tokens, ws_dyn_value(0), ws_dyn_at(live), ws_dyn_value(0), true,
+                         scratch, ws_dyn_value(0), c->ctl + WS_CTL_HOLES, q->capacity,
+                         "compaction: free-slot selection (device loop)")) != WS_OK ||
+      (st = ws_dl_select(dev, tokens, ws_dyn_at(live), ws_dyn_at(scan), ws_dyn_value(0), false,
+                         scratch, ws_dyn_at(live), c->ctl + WS_CTL_MOVERS, q->capacity,
+                         "compaction: live-frame selection (device loop)")) != WS_OK)
+    return st;
+  /* at most R/2 pairs move, each in `units` pieces (AoS chunks or SoA fields) */
+  const uint32_t units = q->layout == WS_LAYOUT_AOS ? (q->frame_size + 3u) / 4u
+                                                    : (q->field_count ? q->field_count : 1u);
+  return ws_compact_move(dev, q, live,
+                         ws_cuda_grid(c, (uint64_t)(q->capacity / 2u + 1u) * units, WS_CUDA_BLOCK));
 }

@@ -26,6 +26,8 @@
 
 #define WS_GPU_API_NAME "hip"
 #define WS_GPU_HAVE_CUB 0
+/* HIP graphs have no conditional (WHILE/SWITCH) nodes: no device loop */
+#define WS_GPU_HAVE_GRAPH_LOOP 0
 
 /* ---- runtime API: CUDA names -> HIP names ---- */
 #define cudaError_t hipError_t
@@ -101,6 +103,8 @@ __device__ static inline uint32_t ws_gpu_lane(void) {
 
 #define WS_GPU_API_NAME "cuda"
 #define WS_GPU_HAVE_CUB 1
+/* the device loop: graphs with WHILE and SWITCH conditional nodes (12.8+) */
+#define WS_GPU_HAVE_GRAPH_LOOP (CUDART_VERSION >= 12080)
 #define WS_GPU_WARP 32
 typedef unsigned int ws_gpu_lanemask;
 

@@ -9,8 +9,14 @@
  * (8/16-bit types and storage, float16/64, 64-bit atomics, memory model)
  * are enabled when present; vk_pipeline.c refuses a shader that needs one
  * the device lacks.
+ *
+ * Embedding (ws_device_config.vulkan.device set): the application's
+ * instance, physical device, device and queue are used instead, and
+ * destroy leaves them alive; the optional features are the ones its
+ * VkDeviceCreateInfo enabled (none without it).
  */
 #include "../../core/alloc.h"
+#include "../registry.h"
 #include "vk_internal.h"
 
 #include <errno.h>
@@ -41,6 +47,8 @@ VK_WS_LAUNCH_AT_(slot_base, 72);
 VK_WS_LAUNCH_AT_(layout, 76);
 VK_WS_LAUNCH_AT_(flags, 80);
 VK_WS_LAUNCH_AT_(continuation_count, 84);
+VK_WS_LAUNCH_AT_(plan, 88);
+VK_WS_LAUNCH_AT_(limit, 96);
 _Static_assert(sizeof(ws_launch) <= VK_WS_PUSH_BYTES, "ws_launch travels in push constants");
 _Static_assert(WS_MAX_KERNEL_ARGS == VK_WS_PUSH_BYTES, "kernel arguments travel in push constants");
 _Static_assert(WS_LAYOUT_AOS == 0 && WS_LAYOUT_SOA == 1 && WS_LAUNCH_FUSED == 1u,
@@ -78,6 +86,21 @@ static const char *unusable(VkPhysicalDevice pd, uint32_t *family) {
     return "it lacks the shaderInt64 feature";
   if (!q.v12.scalarBlockLayout)
     return "it lacks the scalarBlockLayout feature";
+  /* kernel.glsl's aggregated atomics: subgroup basic, arithmetic and ballot
+   * operations in compute shaders */
+  VkPhysicalDeviceSubgroupProperties sg;
+  memset(&sg, 0, sizeof sg);
+  sg.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  VkPhysicalDeviceProperties2 p2;
+  memset(&p2, 0, sizeof p2);
+  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  p2.pNext = &sg;
+  vkGetPhysicalDeviceProperties2(pd, &p2);
+  const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                      VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                      VK_SUBGROUP_FEATURE_BALLOT_BIT;
+  if (!(sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) || (sg.supportedOperations & need) != need)
+    return "its compute shaders lack subgroup basic, arithmetic or ballot operations";
   /* Count first, as the API expects; devices have a handful of families,
    * and the first compute one among the first 64 is the one used. */
   VkQueueFamilyProperties qf[64];
@@ -231,6 +254,150 @@ static ws_status select_device(ws_device *dev, const ws_device_config *config) {
   return st;
 }
 
+/* The optional features shaders may use: those enabled on the device. */
+static void keep_features(vk_impl *vk, const vk_device_features *on) {
+  vk->features = (vk_features){
+      .int16 = on->f.features.shaderInt16,
+      .int8 = on->v12.shaderInt8,
+      .float64 = on->f.features.shaderFloat64,
+      .float16 = on->v12.shaderFloat16,
+      .storage16 = on->v11.storageBuffer16BitAccess,
+      .storage8 = on->v12.storageBuffer8BitAccess,
+      .int64_atomics = on->v12.shaderBufferInt64Atomics,
+      .memory_model = on->v12.vulkanMemoryModel,
+  };
+}
+
+/* Embedding: the features the application enabled, read from the
+ * VkDeviceCreateInfo of its device: pEnabledFeatures, and in the pNext
+ * chain VkPhysicalDeviceFeatures2, the Vulkan 1.1/1.2 structures or the
+ * per-feature structures they absorbed. */
+static void enabled_features(const VkDeviceCreateInfo *ci, vk_device_features *on) {
+  memset(on, 0, sizeof *on);
+  if (ci->pEnabledFeatures)
+    on->f.features = *ci->pEnabledFeatures;
+  for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext) {
+    switch (p->sType) {
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2:
+      on->f.features = ((const VkPhysicalDeviceFeatures2 *)p)->features;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
+      on->v11.storageBuffer16BitAccess |=
+          ((const VkPhysicalDeviceVulkan11Features *)p)->storageBuffer16BitAccess;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
+      const VkPhysicalDeviceVulkan12Features *v = (const VkPhysicalDeviceVulkan12Features *)p;
+      on->v12.bufferDeviceAddress |= v->bufferDeviceAddress;
+      on->v12.scalarBlockLayout |= v->scalarBlockLayout;
+      on->v12.shaderInt8 |= v->shaderInt8;
+      on->v12.shaderFloat16 |= v->shaderFloat16;
+      on->v12.storageBuffer8BitAccess |= v->storageBuffer8BitAccess;
+      on->v12.shaderBufferInt64Atomics |= v->shaderBufferInt64Atomics;
+      on->v12.vulkanMemoryModel |= v->vulkanMemoryModel;
+      break;
+    }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+      on->v11.storageBuffer16BitAccess |=
+          ((const VkPhysicalDevice16BitStorageFeatures *)p)->storageBuffer16BitAccess;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
+      on->v12.storageBuffer8BitAccess |=
+          ((const VkPhysicalDevice8BitStorageFeatures *)p)->storageBuffer8BitAccess;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
+      on->v12.shaderFloat16 |= ((const VkPhysicalDeviceShaderFloat16Int8Features *)p)->shaderFloat16;
+      on->v12.shaderInt8 |= ((const VkPhysicalDeviceShaderFloat16Int8Features *)p)->shaderInt8;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
+      on->v12.bufferDeviceAddress |=
+          ((const VkPhysicalDeviceBufferDeviceAddressFeatures *)p)->bufferDeviceAddress;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
+      on->v12.scalarBlockLayout |=
+          ((const VkPhysicalDeviceScalarBlockLayoutFeatures *)p)->scalarBlockLayout;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
+      on->v12.shaderBufferInt64Atomics |=
+          ((const VkPhysicalDeviceShaderAtomicInt64Features *)p)->shaderBufferInt64Atomics;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES:
+      on->v12.vulkanMemoryModel |=
+          ((const VkPhysicalDeviceVulkanMemoryModelFeatures *)p)->vulkanMemoryModel;
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* Embedding (ws_device_config.vulkan): takes the application's instance,
+ * physical device, device and queue instead of creating them, after
+ * checking what can be checked: the handles are there, the physical device
+ * meets the requirements, the queue family has compute, and (with the
+ * create info) the device has the required features enabled. */
+static ws_status adopt_objects(ws_device *dev, const ws_vulkan_objects *o) {
+  vk_impl *vk = vk_of(dev);
+  const char *null_field = !o->instance          ? "instance"
+                           : !o->physical_device ? "physical_device"
+                           : !o->queue           ? "queue"
+                                                 : NULL;
+  if (null_field)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: ws_device_config.vulkan.device is set (embedding) but .%s is NULL",
+                       null_field);
+  VkPhysicalDevice pd = (VkPhysicalDevice)o->physical_device;
+  VkPhysicalDeviceProperties p;
+  vkGetPhysicalDeviceProperties(pd, &p);
+  uint32_t first_compute = 0;
+  const char *why = unusable(pd, &first_compute);
+  if (why)
+    return ws_dev_fail(dev, WS_ENODEV, "vulkan: the application's device '%s' is not usable: %s",
+                       p.deviceName, why);
+  VkQueueFamilyProperties qf[64];
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+  if (n > 64)
+    n = 64;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, qf);
+  if (o->queue_family >= n || !(qf[o->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: ws_device_config.vulkan.queue_family %u of '%s' %s (it has %u "
+                       "queue families; family %u has compute)",
+                       o->queue_family, p.deviceName,
+                       o->queue_family >= n ? "does not exist" : "has no compute", n,
+                       first_compute);
+  vk_device_features on;
+  if (o->device_create_info) {
+    const VkDeviceCreateInfo *ci = (const VkDeviceCreateInfo *)o->device_create_info;
+    if (ci->sType != VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO)
+      return ws_dev_fail(dev, WS_EINVAL,
+                         "vulkan: ws_device_config.vulkan.device_create_info is not a "
+                         "VkDeviceCreateInfo (sType %d, expected %d)",
+                         (int)ci->sType, (int)VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+    enabled_features(ci, &on);
+    const char *off = !on.v12.bufferDeviceAddress  ? "bufferDeviceAddress"
+                      : !on.f.features.shaderInt64 ? "shaderInt64"
+                      : !on.v12.scalarBlockLayout  ? "scalarBlockLayout"
+                                                   : NULL;
+    if (off)
+      return ws_dev_fail(dev, WS_EINVAL,
+                         "vulkan: the application's device '%s' was created without the %s "
+                         "feature, which every wavesched shader needs: enable it in its "
+                         "VkDeviceCreateInfo",
+                         p.deviceName, off);
+  } else {
+    memset(&on, 0, sizeof on); /* only the required features, which are not kept */
+  }
+  keep_features(vk, &on);
+  vk->external = true;
+  vk->instance = (VkInstance)o->instance;
+  vk->phys = pd;
+  vk->device = (VkDevice)o->device;
+  vk->queue = (VkQueue)o->queue;
+  vk->family = o->queue_family;
+  return WS_OK;
+}
+
 static ws_status create_device(ws_device *dev) {
   vk_impl *vk = vk_of(dev);
   vk_device_features have;
@@ -256,16 +423,7 @@ static ws_status create_device(ws_device *dev) {
   on.v12.shaderBufferInt64Atomics = have.v12.shaderBufferInt64Atomics;
   on.v12.vulkanMemoryModel = have.v12.vulkanMemoryModel;
   on.v12.vulkanMemoryModelDeviceScope = have.v12.vulkanMemoryModelDeviceScope;
-  vk->features = (vk_features){
-      .int16 = on.f.features.shaderInt16,
-      .int8 = on.v12.shaderInt8,
-      .float64 = on.f.features.shaderFloat64,
-      .float16 = on.v12.shaderFloat16,
-      .storage16 = on.v11.storageBuffer16BitAccess,
-      .storage8 = on.v12.storageBuffer8BitAccess,
-      .int64_atomics = on.v12.shaderBufferInt64Atomics,
-      .memory_model = on.v12.vulkanMemoryModel,
-  };
+  keep_features(vk, &on);
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                 .queueFamilyIndex = vk->family,
@@ -314,7 +472,13 @@ static void vk_destroy(ws_device *dev) {
      * sure the queue is idle before anything is destroyed. */
     if (vk->recording && !vk->broken)
       (void)vk_op_synchronize(dev);
-    (void)vkDeviceWaitIdle(vk->device);
+    /* An application's device (embedding) is waited for through the queue
+     * we submitted to: its other queues are neither ours to wait for nor
+     * ours to synchronize. */
+    if (vk->external)
+      (void)vkQueueWaitIdle(vk->queue);
+    else
+      (void)vkDeviceWaitIdle(vk->device);
     vk_pipelines_destroy(dev);
     /* the backend's own buffers, then any the user did not destroy */
     while (vk->live)
@@ -322,9 +486,10 @@ static void vk_destroy(ws_device *dev) {
     vkDestroyQueryPool(vk->device, vk->timer_pool, NULL); /* VK_NULL_HANDLE: no-op */
     vkDestroyFence(vk->device, vk->fence, NULL);
     vkDestroyCommandPool(vk->device, vk->pool, NULL); /* frees cmd */
-    vkDestroyDevice(vk->device, NULL);
+    if (!vk->external)
+      vkDestroyDevice(vk->device, NULL);
   }
-  if (vk->instance)
+  if (vk->instance && !vk->external)
     vkDestroyInstance(vk->instance, NULL);
   ws_free(vk->by_addr);
   ws_free(vk);
@@ -364,9 +529,14 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
   dev->impl = vk;
   dev->ops = &vk_ops;
   vk->timeout_ns = env_timeout_ns();
-  ws_status st = create_instance(dev);
-  if (st == WS_OK)
-    st = select_device(dev, config);
+  ws_status st;
+  if (config->vulkan.device) {
+    st = adopt_objects(dev, &config->vulkan);
+  } else {
+    st = create_instance(dev);
+    if (st == WS_OK)
+      st = select_device(dev, config);
+  }
   if (st == WS_OK) {
     vkGetPhysicalDeviceProperties(vk->phys, &vk->props);
     vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->memory);
@@ -381,7 +551,8 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
       vk->queue_block = lim->maxComputeWorkGroupSize[0];
     if (lim->maxComputeWorkGroupInvocations < vk->queue_block)
       vk->queue_block = lim->maxComputeWorkGroupInvocations;
-    st = create_device(dev);
+    if (!vk->external)
+      st = create_device(dev);
   }
   if (st == WS_OK)
     st = create_stream(dev);

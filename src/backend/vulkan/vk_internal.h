@@ -85,6 +85,8 @@ typedef struct vk_impl {
   VkDevice device;
   VkQueue queue;
   uint32_t family;
+  bool external; /* instance, device and queue are the application's (embedding):
+                    never destroyed here */
   VkPhysicalDeviceProperties props;
   VkPhysicalDeviceMemoryProperties memory;
   vk_features features;

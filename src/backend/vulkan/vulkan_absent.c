@@ -1,5 +1,6 @@
 /* Linked when the library is built without Vulkan. */
 #include "../../core/device.h"
+#include "../registry.h"
 
 const bool ws_backend_vulkan_built = false;
 

@@ -1,0 +1,42 @@
+/* The kernels: one C source for the CPU and CUDA backends (glsl/ has them for Vulkan). */
+#include "collatz.h"
+
+/* A continuation runs one step of one item and returns where the item resumes. */
+WS_DEVICE static uint32_t collatz_entry(const ws_item *it, collatz_frame *f,
+                                        const collatz_args *a) {
+  (void)a;
+  f->value = it->id + 2u; /* frames start zeroed */
+  return f->value % 2u ? ODD : EVEN;
+}
+WS_DEVICE static uint32_t collatz_odd(const ws_item *it, collatz_frame *f, const collatz_args *a) {
+  (void)it, (void)a;
+  f->value = 3u * f->value + 1u;
+  f->steps += 1u;
+  return EVEN;
+}
+WS_DEVICE static uint32_t collatz_even(const ws_item *it, collatz_frame *f, const collatz_args *a) {
+  f->value /= 2u;
+  f->steps += 1u;
+  if (f->value != 1u)
+    return f->value % 2u ? ODD : EVEN;
+  /* done: publish the result (one record per run: the producer's bound) and end */
+  collatz_record *r = (collatz_record *)ws_pool_payload(&a->pool, ws_pool_publish(&a->pool, 0));
+  r->id = it->id;
+  r->steps = f->steps;
+  return WS_TERMINATE;
+}
+WS_COROUTINE(collatz, collatz_frame, collatz_args, collatz_entry, COLLATZ_CONTINUATIONS)
+
+/* The auxiliary stage, over every pool slot: stores the waiting records, frees their slots. */
+WS_KERNEL(collatz_store, collatz_args, slot, a) {
+  if (!ws_pool_in_stage(&a->pool, slot, 0))
+    return;
+  const collatz_record *r = (const collatz_record *)ws_pool_payload(&a->pool, slot);
+  WS_PTR(uint32_t, a->result)[r->id] = r->steps;
+  ws_pool_release(&a->pool, slot, 0);
+}
+/* The module: the table the host finds "collatz" and "collatz_store" in. */
+WS_MODULE_BEGIN(collatz)
+WS_MODULE_COROUTINE(collatz)
+WS_MODULE_KERNEL(collatz_store)
+WS_MODULE_END(collatz)

@@ -1,0 +1,12 @@
+/* wavesched — CPU backend internals shared by cpu_backend.c and cpu_loop.c. */
+#ifndef WAVESCHED_CPU_INTERNAL_H
+#define WAVESCHED_CPU_INTERNAL_H
+
+#include "../../core/backend.h"
+
+/* The device loop (cpu_loop.c): backend.h loop_create / loop_run / loop_destroy. */
+ws_status ws_cpu_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
+ws_status ws_cpu_loop_run(ws_device *dev, void *loop);
+void ws_cpu_loop_destroy(ws_device *dev, void *loop);
+
+#endif

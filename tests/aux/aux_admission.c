@@ -1,0 +1,325 @@
+/* Issue 18: admission against materializable storage.
+ *
+ * A 4-slot single-stage client with append allocation (append.h): its free
+ * slots below the extent are holes, so C - L overstates what a producer can
+ * write. With prepare_for_admission (reset the extent when nothing is live)
+ * and available_slots (C - extent), a producer blocked by storage forces a
+ * drain like one blocked by capacity, and each dispatch drains the observed
+ * counts 4, 2, 2, reclaims the empty extent exactly once and never asks
+ * prepare_for_producer for more than is available. With the two calls left
+ * at their defaults (today's protocol, the red baseline) the client must
+ * compact inside prepare_for_producer, at a moment the scheduler did not
+ * choose, and the drains are 4, 4, 2. Every layout and accounting mode, two
+ * dispatches on one scheduler; then the two new protocol errors.
+ * Usage: aux_admission --backend cpu|cuda|vulkan */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "append.h"
+#include "aux_common.h"
+#include "wavesched/wavesched.h"
+
+extern const ws_module_set ap_kernels_modules;
+WS_FRAME_DESC(ap_frame, AP_FIELDS)
+WS_CONTINUATION_NAMES(ap_names, AP_CONTINUATIONS)
+
+#define AP_C 4u
+#define AP_N 2u
+#define AP_R 2u
+
+static ws_device *g_dev;
+
+/* What the client saw; the test asserts on it. */
+typedef struct ap_client {
+  ap_args args;
+  ws_kernel stage_k;
+  ws_buffer *tokens, *ids, *state, *done, *visits;
+  ws_readback *rb; /* state words at the last boundary */
+  bool storage_calls; /* green: prepare_for_admission and available_slots */
+  int lie;            /* 1: available_slots > C - L; 2: an empty work not fully available */
+  uint32_t extent;    /* the extent as the host knows it (observed, then prepared) */
+  uint32_t drains[16], ndrains;
+  uint32_t reclaims;       /* extent reset with nothing live */
+  uint32_t compactions;    /* compactions inside prepare_for_producer (red) */
+  uint32_t beyond;         /* prepare_for_producer(required) with required > available */
+  ws_aux_work w;
+} ap_client;
+
+static const uint32_t *observed(const ap_client *c) { return ws_readback_data(c->rb); }
+
+static ws_status c_reset(void *u) {
+  ap_client *c = u;
+  c->extent = 0;
+  c->ndrains = 0;
+  c->reclaims = c->compactions = c->beyond = 0;
+  ws_status st;
+  if ((st = ws_buffer_fill_u32(c->tokens, 0, 0, AP_C)) != WS_OK ||
+      (st = ws_buffer_fill_u32(c->state, 0, 0, AP_STATE_WORDS)) != WS_OK)
+    return st;
+  return WS_OK;
+}
+
+static ws_status c_readback(void *u) {
+  ap_client *c = u;
+  return ws_readback_enqueue(c->rb, 0, c->state, 0, AP_STATE_WORDS * 4);
+}
+
+static ws_status c_host_count(void *u, uint32_t *n) {
+  ap_client *c = u;
+  const uint32_t *h = observed(c);
+  if (h[AP_ERRORS])
+    return WS_EPROTO_CLIENT; /* a publication found the extent full */
+  c->extent = h[AP_EXTENT];
+  *n = h[AP_LIVE];
+  return WS_OK;
+}
+
+static ws_status c_dispatch(void *u) {
+  ap_client *c = u;
+  if (c->ndrains < 16)
+    c->drains[c->ndrains] = observed(c)[AP_LIVE];
+  c->ndrains += 1;
+  ws_status st = ws_buffer_fill_u32(c->state, AP_RELEASED * 4, 0, 1);
+  if (st != WS_OK)
+    return st;
+  return ws_kernel_launch(&c->stage_k, AP_C, &c->args, sizeof c->args);
+}
+
+/* Cycles' rule, reduced to what a 4-slot pool can need: reset the extent
+ * when nothing is live (compaction needs an extent of 32 or more). */
+static ws_status c_prepare_admission(void *u) {
+  ap_client *c = u;
+  if (observed(c)[AP_LIVE] == 0 && c->extent > 0) {
+    ws_status st = ws_buffer_fill_u32(c->state, AP_EXTENT * 4, 0, 1);
+    if (st != WS_OK)
+      return st;
+    c->extent = 0;
+    c->reclaims += 1;
+  }
+  return WS_OK;
+}
+
+static ws_status c_available(void *u, uint32_t *a) {
+  ap_client *c = u;
+  const uint32_t live = observed(c)[AP_LIVE];
+  *a = AP_C - c->extent;
+  if (c->lie == 1)
+    *a = AP_C - live + 1;
+  else if (c->lie == 2 && live == 0)
+    *a = AP_C - 1;
+  return WS_OK;
+}
+
+/* Compacts the live items into [0, L) on the host (a test client may block). */
+static ws_status compact(ap_client *c) {
+  uint32_t tokens[AP_C], ids[AP_C], state[AP_STATE_WORDS];
+  ws_status st;
+  if ((st = ws_buffer_read(c->tokens, 0, tokens, sizeof tokens)) != WS_OK ||
+      (st = ws_buffer_read(c->ids, 0, ids, sizeof ids)) != WS_OK ||
+      (st = ws_buffer_read(c->state, 0, state, sizeof state)) != WS_OK)
+    return st;
+  uint32_t live = 0;
+  for (uint32_t s = 0; s < AP_C; ++s) {
+    if (tokens[s]) {
+      ids[live] = ids[s];
+      tokens[live++] = 1;
+    }
+  }
+  for (uint32_t s = live; s < AP_C; ++s)
+    tokens[s] = 0;
+  state[AP_EXTENT] = live;
+  if ((st = ws_buffer_write(c->tokens, 0, tokens, sizeof tokens)) != WS_OK ||
+      (st = ws_buffer_write(c->ids, 0, ids, sizeof ids)) != WS_OK ||
+      (st = ws_buffer_write(c->state, AP_EXTENT * 4, &state[AP_EXTENT], 4)) != WS_OK)
+    return st;
+  c->extent = live;
+  c->compactions += 1;
+  return WS_OK;
+}
+
+static ws_status c_prepare_producer(void *u, uint64_t required) {
+  ap_client *c = u;
+  if (required <= AP_C - c->extent)
+    return WS_OK;
+  c->beyond += 1;
+  /* the protocol admitted more than the storage holds: a client of today's
+   * protocol has no choice but to compact now */
+  return compact(c);
+}
+
+static void client_init(ap_client *c, bool storage_calls) {
+  memset(c, 0, sizeof *c);
+  c->storage_calls = storage_calls;
+  assert_int_equal(ws_kernel_find(g_dev, &ap_kernels_modules, "ap_stage", &c->stage_k), WS_OK);
+  assert_int_equal(ws_buffer_create(g_dev, AP_C * 4, &c->tokens), WS_OK);
+  assert_int_equal(ws_buffer_create(g_dev, AP_C * 4, &c->ids), WS_OK);
+  assert_int_equal(ws_buffer_create(g_dev, AP_STATE_WORDS * 4, &c->state), WS_OK);
+  assert_int_equal(ws_buffer_create(g_dev, AP_N * 4, &c->done), WS_OK);
+  assert_int_equal(ws_buffer_create(g_dev, AP_N * 4, &c->visits), WS_OK);
+  assert_int_equal(ws_readback_create(g_dev, AP_STATE_WORDS * 4, &c->rb), WS_OK);
+  c->args.tokens = ws_buffer_address(c->tokens);
+  c->args.ids = ws_buffer_address(c->ids);
+  c->args.state = ws_buffer_address(c->state);
+  c->args.done = ws_buffer_address(c->done);
+  c->args.visits = ws_buffer_address(c->visits);
+  c->args.capacity = AP_C;
+  static const ws_aux_producer producers[] = {{"produce", 1}};
+  ws_aux_work *w = &c->w;
+  w->name = "append";
+  w->capacity = AP_C;
+  w->producers = producers;
+  w->producer_count = 1;
+  w->user = c;
+  w->reset = c_reset;
+  w->enqueue_count_readback = c_readback;
+  w->host_count = c_host_count;
+  w->dispatch = c_dispatch;
+  w->prepare_for_producer = c_prepare_producer;
+  if (storage_calls) {
+    w->prepare_for_admission = c_prepare_admission;
+    w->available_slots = c_available;
+  }
+}
+
+static void client_free(ap_client *c) {
+  ws_buffer_destroy(c->tokens);
+  ws_buffer_destroy(c->ids);
+  ws_buffer_destroy(c->state);
+  ws_buffer_destroy(c->done);
+  ws_buffer_destroy(c->visits);
+  ws_readback_destroy(c->rb);
+}
+
+static ws_scheduler *make_scheduler(uint32_t layout, ws_accounting acc) {
+  const ws_coroutine_desc co = {"ap_main", &ap_kernels_modules, &ap_frame_ws_desc,
+                                sizeof(ap_args), 1, ap_names};
+  ws_scheduler_config cfg = ws_scheduler_config_default();
+  cfg.resident_frames = AP_R;
+  cfg.layout = layout;
+  cfg.accounting = acc;
+  cfg.statistics = true;
+  ws_scheduler *s = NULL;
+  assert_int_equal(ws_scheduler_create(g_dev, &co, &cfg, &s), WS_OK);
+  return s;
+}
+
+static ws_status run(ws_scheduler *s, ap_client *c) {
+  assert_int_equal(ws_buffer_fill_u32(c->done, 0, 0, AP_N), WS_OK);
+  assert_int_equal(ws_buffer_fill_u32(c->visits, 0, 0, AP_N), WS_OK);
+  return ws_scheduler_dispatch(s, AP_N, &c->args, sizeof c->args);
+}
+
+/* Every layout and accounting mode, two dispatches each on one scheduler. */
+static void schedule_in_every_mode(bool storage_calls, const uint32_t *want, uint32_t nwant,
+                                   uint32_t reclaims, uint32_t compactions) {
+  static const char *const acc_names[] = {"materialized", "incremental", "fused"};
+  for (uint32_t layout = WS_LAYOUT_AOS; layout <= WS_LAYOUT_SOA; ++layout) {
+    for (int acc = WS_ACCOUNTING_MATERIALIZED; acc <= WS_ACCOUNTING_FUSED; ++acc) {
+      ap_client c;
+      client_init(&c, storage_calls);
+      ws_scheduler *s = make_scheduler(layout, (ws_accounting)acc);
+      assert_int_equal(ws_scheduler_add_aux(s, &c.w), WS_OK);
+      for (int d = 0; d < 2; ++d) {
+        const ws_status st = run(s, &c);
+        printf("  %s %s dispatch %d: %s, drains", layout ? "soa" : "aos", acc_names[acc], d + 1,
+               ws_status_name(st));
+        for (uint32_t k = 0; k < c.ndrains && k < 16; ++k)
+          printf(" %u", c.drains[k]);
+        printf(", reclaims %u, compactions %u, prepare_for_producer beyond availability %u\n",
+               c.reclaims, c.compactions, c.beyond);
+        if (st != WS_OK)
+          fail_msg("%s", ws_scheduler_last_error(s));
+        assert_int_equal(c.ndrains, nwant);
+        for (uint32_t k = 0; k < nwant; ++k)
+          assert_int_equal(c.drains[k], want[k]);
+        assert_int_equal(c.reclaims, reclaims);
+        assert_int_equal(c.compactions, compactions);
+        assert_int_equal(c.beyond, compactions);
+        uint32_t done[AP_N], visits[AP_N];
+        assert_int_equal(ws_buffer_read(c.done, 0, done, sizeof done), WS_OK);
+        assert_int_equal(ws_buffer_read(c.visits, 0, visits, sizeof visits), WS_OK);
+        for (uint32_t i = 0; i < AP_N; ++i)
+          assert_int_equal(done[i], 1);
+        /* every publication is observed by some drain: at least 3 visits each */
+        assert_true(visits[0] + visits[1] >= AP_N * AP_PUBLISHES);
+        uint32_t live = 0;
+        assert_int_equal(c.w.host_count(c.w.user, &live), WS_OK);
+        assert_int_equal(live, 0);
+      }
+      ws_scheduler_destroy(s);
+      client_free(&c);
+    }
+  }
+}
+
+static void test_admission_against_storage(void **unused) {
+  (void)unused;
+  static const uint32_t want[] = {4, 2, 2};
+  schedule_in_every_mode(true, want, 3, 1, 0);
+}
+
+/* The red baseline: the same client with the two calls at their defaults. */
+static void test_red_baseline(void **unused) {
+  (void)unused;
+  static const uint32_t want[] = {4, 4, 2};
+  schedule_in_every_mode(false, want, 3, 0, 1);
+}
+
+static void expect_error(int lie, const char *needle) {
+  ap_client c;
+  client_init(&c, true);
+  c.lie = lie;
+  ws_scheduler *s = make_scheduler(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL);
+  assert_int_equal(ws_scheduler_add_aux(s, &c.w), WS_OK);
+  const ws_status st = run(s, &c);
+  const char *msg = ws_scheduler_last_error(s);
+  printf("  %s: %s\n", ws_status_name(st), msg);
+  assert_int_equal(st, WS_EPROTO_AVAILABILITY);
+  assert_non_null(strstr(msg, "'append'"));
+  assert_non_null(strstr(msg, "iteration"));
+  assert_non_null(strstr(msg, needle));
+  ws_scheduler_destroy(s);
+  client_free(&c);
+}
+
+static void test_availability_above_free(void **unused) {
+  (void)unused;
+  expect_error(1, "available_slots() is 5, more than the 4 free slots");
+}
+
+static void test_empty_not_available(void **unused) {
+  (void)unused;
+  expect_error(2, "only 3 of its 4 slots are available");
+}
+
+int main(int argc, char **argv) {
+  ws_backend_kind backend = WS_BACKEND_CPU;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+      if (ws_backend_parse(argv[++i], &backend) != WS_OK)
+        return 2;
+    } else {
+      fprintf(stderr, "usage: %s [--backend cpu|cuda|vulkan]\n", argv[0]);
+      return 2;
+    }
+  }
+  int code = aux_open_device(backend, &g_dev);
+  if (code != 0)
+    return code;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_admission_against_storage),
+      cmocka_unit_test(test_red_baseline),
+      cmocka_unit_test(test_availability_above_free),
+      cmocka_unit_test(test_empty_not_available),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  ws_device_destroy(g_dev);
+  return failed ? 1 : 0;
+}

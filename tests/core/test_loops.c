@@ -1,0 +1,415 @@
+/* The host loop and the device loop (SPEC §2.2a) on the same inputs: every
+ * configuration the core and auxiliary tests use runs once in each, and
+ * every statistic and every item's result must be equal. The device loop
+ * decides with the same code (decide.h) but runs on the device with its own
+ * executor (the CPU reference, the CUDA graph, the Vulkan command buffers),
+ * so any divergence of the executors, of the device-side observation or of
+ * the loop control shows up here.
+ *
+ *   basic[combo]        t_basic (self-loops, many field types), N = 257, R = 64
+ *   sched_*             t_order / t_align / t_forkjoin: tie-breaks, refill
+ *                       thresholds and the alignment list
+ *   aux_*               the fuzzer's coroutine with one or two ws_pool works
+ *                       described to the device: forced drains, partial
+ *                       admission, several works, verification, all layouts
+ *                       and accounting modes
+ *   interval            observe_interval 1, 3, 7 and 0: same results, one host
+ *                       synchronization per interval
+ *   errors              an iteration limit, a corrupted count under
+ *                       verification, an invalid continuation index, a pool
+ *                       error word: the same status and message in both loops
+ */
+#include "../reliability/rel_rig.h"
+#include "t_basic_host.h"
+#include "t_sched_host.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- comparing two dispatches ---- */
+
+typedef struct outcome {
+  ws_status status;
+  char error[1024];
+  ws_dispatch_stats d;
+  ws_node_stats node[8];
+  ws_node_stats aux[8];
+  uint32_t nodes, auxn;
+} outcome;
+
+static void record(ws_scheduler *s, ws_status st, outcome *o) {
+  memset(o, 0, sizeof *o);
+  o->status = st;
+  snprintf(o->error, sizeof o->error, "%s", ws_scheduler_last_error(s));
+  ws_scheduler_dispatch_stats(s, &o->d);
+  o->nodes = ws_scheduler_node_count(s);
+  WT_CHECK(o->nodes <= 8, "test: too many nodes");
+  for (uint32_t j = 0; j < o->nodes; ++j)
+    WT_CHECK(ws_scheduler_node_stats(s, j, &o->node[j]) == WS_OK, "node statistics");
+  o->auxn = ws_scheduler_aux_stats_count(s);
+  WT_CHECK(o->auxn <= 8, "test: too many auxiliary entries");
+  for (uint32_t i = 0; i < o->auxn; ++i)
+    WT_CHECK(ws_scheduler_aux_stats(s, i, &o->aux[i]) == WS_OK, "auxiliary statistics");
+}
+
+#define SAME(field)                                                                                \
+  WT_CHECK(h->field == v->field, "%s: " #field ": host loop %" PRIu64 ", device loop %" PRIu64,   \
+           ctx, (uint64_t)h->field, (uint64_t)v->field)
+
+static void same_outcome(const outcome *h, const outcome *v, const char *ctx) {
+  WT_CHECK(h->d.loop == WS_LOOP_HOST, "%s: the host run ran in loop %d", ctx, (int)h->d.loop);
+  WT_CHECK(v->d.loop == WS_LOOP_DEVICE, "%s: the device run ran in loop %d", ctx,
+           (int)v->d.loop);
+  WT_CHECK(h->status == v->status, "%s: host loop %s (%s), device loop %s (%s)", ctx,
+           ws_status_name(h->status), h->error, ws_status_name(v->status), v->error);
+  WT_CHECK(strcmp(h->error, v->error) == 0, "%s: messages differ:\n  host:   %s\n  device: %s", ctx,
+           h->error, v->error);
+  SAME(d.iteration_count);
+  SAME(d.generated_count);
+  SAME(d.resumed_count);
+  SAME(d.scanned_slot_count);
+  SAME(d.max_active_count);
+  SAME(d.aux_dispatch_count);
+  SAME(d.forced_drain_count);
+  SAME(d.blocked_count);
+  SAME(nodes);
+  SAME(auxn);
+  for (uint32_t j = 0; j < h->nodes; ++j) {
+    SAME(node[j].dispatch_count);
+    SAME(node[j].executed_count);
+    SAME(node[j].peak_queued_count);
+  }
+  for (uint32_t i = 0; i < h->auxn; ++i) {
+    WT_CHECK(strcmp(h->aux[i].name, v->aux[i].name) == 0, "%s: auxiliary entry %u named %s / %s",
+             ctx, i, h->aux[i].name, v->aux[i].name);
+    SAME(aux[i].dispatch_count);
+    SAME(aux[i].executed_count);
+    SAME(aux[i].peak_queued_count);
+  }
+}
+
+static void same_bytes(ws_buffer *a, ws_buffer *b, size_t bytes, const char *what, const char *ctx) {
+  unsigned char *x = wt_calloc(bytes ? bytes : 1, 1), *y = wt_calloc(bytes ? bytes : 1, 1);
+  wt_read(a, x, bytes);
+  wt_read(b, y, bytes);
+  for (size_t i = 0; i < bytes; ++i)
+    WT_CHECK(x[i] == y[i], "%s: %s differs at byte %zu: host loop 0x%02x, device loop 0x%02x", ctx,
+             what, i, x[i], y[i]);
+}
+
+static ws_scheduler_config with_loop(ws_scheduler_config c, ws_loop_kind loop) {
+  c.loop = loop;
+  return c;
+}
+
+/* ---- t_basic over every combination ---- */
+
+static void basic_case(const wt_combo *c, uint32_t R, uint32_t threshold, uint32_t N) {
+  char ctx[200];
+  snprintf(ctx, sizeof ctx, "t_basic %s, R = %u, refill threshold %u, N = %u", c->name, R,
+           threshold, N);
+  ws_scheduler_config cfg = wt_config(c, R);
+  cfg.refill_threshold = threshold;
+  basic_run r[2];
+  outcome o[2];
+  for (int k = 0; k < 2; ++k) {
+    basic_init(&r[k], N);
+    basic_reset(&r[k]);
+    const ws_scheduler_config lc = with_loop(cfg, k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+    ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &lc);
+    record(s, basic_dispatch(s, &r[k], N), &o[k]);
+    WT_OK(o[k].status, s, ctx);
+    basic_check(&r[k], N, ctx);
+  }
+  same_outcome(&o[0], &o[1], ctx);
+  same_bytes(r[0].out, r[1].out, (size_t)N * 4, "item results", ctx);
+}
+
+static void test_basic(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  basic_case(c, 64, 0, 257);
+  basic_case(c, 64, 7, 257);
+  basic_case(c, 1, 0, 19);
+  basic_case(c, 300, 0, 257); /* pool larger than the work */
+}
+
+/* ---- t_sched: order, alignment, fork/join ---- */
+
+static void test_sched(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  char ctx[200];
+  { /* fork/join: ties between queues */
+    outcome o[2];
+    ws_buffer *out[2];
+    for (int k = 0; k < 2; ++k) {
+      out[k] = wt_buffer(64 * 4);
+      t_forkjoin_args a = {ws_buffer_address(out[k])};
+      const ws_scheduler_config lc = with_loop(wt_config(c, 64), k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+      ws_scheduler *s = wt_scheduler(&t_forkjoin_coroutine, &lc);
+      record(s, ws_scheduler_dispatch(s, 64, &a, sizeof a), &o[k]);
+    }
+    snprintf(ctx, sizeof ctx, "t_forkjoin %s", c->name);
+    same_outcome(&o[0], &o[1], ctx);
+    same_bytes(out[0], out[1], 64 * 4, "results", ctx);
+  }
+  { /* the order of launches and the alignment list */
+    static const char *const align[] = {"b"};
+    for (uint32_t variant = 0; variant < 3; ++variant) {
+      outcome o[2];
+      ws_buffer *out[2][3];
+      for (int k = 0; k < 2; ++k) {
+        for (int b = 0; b < 3; ++b)
+          out[k][b] = wt_buffer(4096 * 4);
+        ws_scheduler_config cfg = wt_config(c, 16);
+        cfg.refill_threshold = variant == 1 ? 3 : 0;
+        if (variant == 2) {
+          cfg.refill_align = align;
+          cfg.refill_align_count = 1;
+        }
+        const ws_scheduler_config lc = with_loop(cfg, k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+        ws_status st;
+        ws_scheduler *s;
+        if (variant == 2) {
+          /* the log holds (id, src, next) per run in launch order */
+          t_align_args a = {ws_buffer_address(out[k][0]), ws_buffer_address(out[k][1]),
+                            ws_buffer_address(out[k][2]), 4096 / 3, 0};
+          s = wt_scheduler(&t_align_coroutine, &lc);
+          st = ws_scheduler_dispatch(s, 100, &a, sizeof a);
+        } else {
+          t_order_args a = {ws_buffer_address(out[k][0]), ws_buffer_address(out[k][1]),
+                            ws_buffer_address(out[k][2]), ws_buffer_address(out[k][2]) + 4000 * 4};
+          s = wt_scheduler(&t_order_coroutine, &lc);
+          st = ws_scheduler_dispatch(s, 100, &a, sizeof a);
+        }
+        record(s, st, &o[k]);
+      }
+      snprintf(ctx, sizeof ctx, "%s %s variant %u", variant == 2 ? "t_align" : "t_order", c->name,
+               variant);
+      same_outcome(&o[0], &o[1], ctx);
+      if (variant != 2) /* completion ranks: the order of launches, exactly */
+        same_bytes(out[0][0], out[1][0], 100 * 4, "completion ranks", ctx);
+    }
+  }
+}
+
+/* ---- the fuzzer's coroutine with pools described to the device ---- */
+
+/* The rig's pools, their stages as kernels (what rig_run_stage launches). */
+static void describe_pools(rig *r) {
+  for (uint32_t w = 0; w < r->works; ++w) {
+    ws_aux_stage_kernel sk[FZ_MAX_STAGES];
+    fz_stage_args sa[FZ_MAX_STAGES];
+    for (uint32_t s = 0; s < r->w[w].S; ++s) {
+      memset(&sa[s], 0, sizeof sa[s]);
+      sa[s].pool = ws_pool_get_view(r->pool[w]);
+      sa[s].aux_visits = r->args.aux_visits[w];
+      sa[s].released = r->args.released[w];
+      sa[s].errors = r->args.errors;
+      sa[s].seed = r->args.seed;
+      sa[s].work = w;
+      sa[s].stage = s;
+      sa[s].stage_count = r->w[w].S;
+      memcpy(sa[s].anext, r->w[w].anext, sizeof sa[s].anext);
+      sk[s].kernel = r->stage_k;
+      sk[s].args = &sa[s];
+      sk[s].args_size = sizeof sa[s];
+      sk[s].count = r->w[w].C;
+    }
+    WT_CHECK(ws_pool_set_stage_kernels(r->pool[w], sk) == WS_OK, "ws_pool_set_stage_kernels: %s",
+             ws_device_last_error(r->dev));
+  }
+}
+
+typedef struct aux_case {
+  uint32_t N, works, R;
+  bool partial, verify;
+  uint32_t seed;
+} aux_case;
+
+static void aux_run(const wt_combo *c, const aux_case *ac) {
+  char ctx[240];
+  snprintf(ctx, sizeof ctx, "fz_main %s, N = %u, %u work(s), R = %u%s%s, seed 0x%x", c->name,
+           ac->N, ac->works, ac->R, ac->partial ? ", partial admission" : "",
+           ac->verify ? ", verified" : "", ac->seed);
+  rig r[2];
+  outcome o[2];
+  for (int k = 0; k < 2; ++k) {
+    rig_init(&r[k], wt_dev, ac->N, ac->works, ac->R, ac->partial);
+    r[k].args.seed = ac->seed;
+    WT_CHECK(rig_create(&r[k]) == WS_OK, "%s: rig: %s", ctx, ws_device_last_error(wt_dev));
+    describe_pools(&r[k]);
+    WT_CHECK(rig_zero(&r[k]) == WS_OK, "%s: rig zero", ctx);
+    ws_scheduler_config cfg = wt_config(c, ac->R);
+    cfg.partial_admission = ac->partial;
+    cfg.verify_queues = ac->verify;
+    cfg.loop = k ? WS_LOOP_DEVICE : WS_LOOP_HOST;
+    ws_scheduler *s = wt_scheduler(&rig_coroutine, &cfg);
+    for (uint32_t w = 0; w < ac->works; ++w)
+      WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r[k].pool[w])) == WS_OK, "%s: add_aux: %s",
+               ctx, ws_scheduler_last_error(s));
+    record(s, rig_dispatch(&r[k], s), &o[k]);
+    WT_OK(o[k].status, s, ctx);
+    uint32_t err[FZ_ERR_COUNT];
+    wt_read(r[k].errors, err, sizeof err);
+    WT_CHECK(err[FZ_ERR_FRAME] == 0 && err[FZ_ERR_PAYLOAD] == 0 && err[FZ_ERR_PUBLISH] == 0,
+             "%s (%s loop): kernel errors %u %u %u", ctx, k ? "device" : "host", err[0], err[1],
+             err[2]);
+  }
+  same_outcome(&o[0], &o[1], ctx);
+  same_bytes(r[0].result, r[1].result, (size_t)ac->N * 4, "item digests", ctx);
+  same_bytes(r[0].done, r[1].done, (size_t)ac->N * 4, "terminations", ctx);
+  same_bytes(r[0].visits, r[1].visits, (size_t)ac->N * FZ_MAX_K * 4, "continuation visits", ctx);
+  for (uint32_t w = 0; w < ac->works; ++w) {
+    same_bytes(r[0].aux_visits[w], r[1].aux_visits[w], (size_t)ac->N * FZ_MAX_STAGES * 4,
+               "auxiliary visits", ctx);
+    for (uint32_t s = 0; s < r[0].w[w].S; ++s) {
+      ws_pool_counters pc[2];
+      WT_CHECK(ws_pool_stage_counters(r[0].pool[w], s, &pc[0]) == WS_OK &&
+                   ws_pool_stage_counters(r[1].pool[w], s, &pc[1]) == WS_OK,
+               "%s: pool counters", ctx);
+      WT_CHECK(pc[0].dispatches == pc[1].dispatches && pc[0].executed == pc[1].executed,
+               "%s: work %u stage %u: the pool counted %" PRIu64 "/%" PRIu64 " (host loop) and %" PRIu64
+               "/%" PRIu64 " (device loop) dispatches/executed",
+               ctx, w, s, pc[0].dispatches, pc[0].executed, pc[1].dispatches, pc[1].executed);
+    }
+  }
+  for (int k = 0; k < 2; ++k)
+    rig_destroy(&r[k]);
+}
+
+static void test_aux(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  if (!c->greedy)
+    return; /* auxiliary work needs the greedy policy */
+  const aux_case cases[] = {
+      {40, 1, 8, false, false, 0xC0FFEEu},  {40, 2, 8, false, false, 0x1234u},
+      {40, 2, 4, true, false, 0xBEEFu},     {64, 2, 8, false, true, 0x5EEDu},
+      {17, 1, 1, false, false, 0x77u},      {90, 2, 16, true, true, 0xABCDu},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    aux_run(c, &cases[i]);
+}
+
+/* ---- the observation interval ---- */
+
+static void test_interval(void **state) {
+  (void)state;
+  const uint32_t intervals[] = {1, 3, 7, 0};
+  outcome ref;
+  basic_run r;
+  basic_init(&r, 257);
+  ws_scheduler_config cfg = wt_config(NULL, 64);
+  cfg.loop = WS_LOOP_HOST;
+  ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+  basic_reset(&r);
+  record(s, basic_dispatch(s, &r, 257), &ref);
+  WT_OK(ref.status, s, "host loop");
+  for (size_t i = 0; i < sizeof intervals / sizeof intervals[0]; ++i) {
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "observe_interval %u", intervals[i]);
+    cfg.loop = WS_LOOP_DEVICE;
+    cfg.observe_interval = intervals[i];
+    s = wt_scheduler(&t_basic_coroutine, &cfg);
+    outcome o;
+    for (int round = 0; round < 2; ++round) { /* the loop is reused */
+      basic_reset(&r);
+      record(s, basic_dispatch(s, &r, 257), &o);
+      WT_OK(o.status, s, ctx);
+      basic_check(&r, 257, ctx);
+      same_outcome(&ref, &o, ctx);
+      const uint64_t it = o.d.iteration_count;
+      const uint64_t want = intervals[i] ? (it + intervals[i] - 1) / intervals[i] : 1u;
+      WT_CHECK(o.d.host_sync_count == want,
+               "%s: %" PRIu64 " host synchronizations for %" PRIu64 " iterations, expected %" PRIu64,
+               ctx, o.d.host_sync_count, it, want);
+    }
+  }
+}
+
+/* ---- errors: the same status and message from both loops ---- */
+
+static void test_errors(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  char ctx[200];
+  for (int kind = 0; kind < 3; ++kind) {
+    if (kind == 1 && c->accounting == WT_MATERIALIZED)
+      continue; /* a recount overwrites the damaged count */
+    outcome o[2];
+    for (int k = 0; k < 2; ++k) {
+      basic_run r;
+      basic_init(&r, 257);
+      basic_reset(&r);
+      ws_scheduler_config cfg = with_loop(wt_config(c, 64), k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+      if (kind == 0)
+        cfg.iteration_limit = 9;
+      if (kind == 1)
+        cfg.verify_queues = true;
+      ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+      if (kind == 1)
+        ws_testing_corrupt_count(s, T_BASIC_ALT, 3);
+      record(s, basic_dispatch(s, &r, 257), &o[k]);
+    }
+    snprintf(ctx, sizeof ctx, "%s, %s", c->name,
+             kind == 0 ? "iteration limit 9" : kind == 1 ? "corrupted count" : "done");
+    if (kind < 2)
+      WT_CHECK(o[0].status != WS_OK, "%s: the host loop succeeded", ctx);
+    same_outcome(&o[0], &o[1], ctx);
+  }
+  if (!c->greedy)
+    return;
+  /* an invalid continuation index, and a pool whose error word rises */
+  for (int kind = 0; kind < 2; ++kind) {
+    outcome o[2];
+    for (int k = 0; k < 2; ++k) {
+      rig r;
+      rig_init(&r, wt_dev, 20, 1, 8, false);
+      WT_CHECK(rig_create(&r) == WS_OK, "rig");
+      describe_pools(&r);
+      if (kind == 0)
+        r.args.bad_next = FZ_MAX_K + 2;
+      else
+        r.args.bound[0][0] = 3; /* c1 publishes up to 3 but declares 1: the pool overflows */
+      WT_CHECK(rig_zero(&r) == WS_OK, "rig zero");
+      ws_scheduler_config cfg = with_loop(wt_config(c, 8), k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+      ws_scheduler *s = wt_scheduler(&rig_coroutine, &cfg);
+      WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r.pool[0])) == WS_OK, "add_aux");
+      record(s, rig_dispatch(&r, s), &o[k]);
+      rig_destroy(&r);
+    }
+    snprintf(ctx, sizeof ctx, "%s, %s", c->name,
+             kind == 0 ? "invalid continuation index" : "producer over its bound");
+    WT_CHECK(o[0].status != WS_OK, "%s: the host loop succeeded", ctx);
+    /* the pool's own message (host loop) and the device word's (device loop)
+     * differ in wording; status, iteration and statistics may not */
+    if (kind == 1) {
+      WT_CHECK(o[0].status == o[1].status, "%s: host %s, device %s", ctx,
+               ws_status_name(o[0].status), ws_status_name(o[1].status));
+      WT_CHECK(strstr(o[1].error, "'side'") && strstr(o[1].error, "iteration"),
+               "%s: the device loop's message names neither the work nor the iteration: %s", ctx,
+               o[1].error);
+      strcpy(o[1].error, o[0].error);
+    }
+    same_outcome(&o[0], &o[1], ctx);
+  }
+}
+
+int main(int argc, char **argv) {
+  static const wt_need needs[] = {
+      {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_order"}, {&fz_kernels_modules, "fz_main"}};
+  wt_init(argc, argv, needs, 3);
+  ws_scheduler_config probe = ws_scheduler_config_default();
+  probe.loop = WS_LOOP_DEVICE;
+  ws_scheduler *s = NULL;
+  if (ws_scheduler_create(wt_dev, &t_basic_coroutine, &probe, &s) == WS_ECONFIG_LOOP) {
+    printf("SKIP: the %s backend has no device loop in this build\n", ws_backend_name(wt_backend));
+    return WT_SKIP;
+  }
+  ws_scheduler_destroy(s);
+  wt_add_per_combo("basic", test_basic);
+  wt_add_per_combo("sched", test_sched);
+  wt_add_per_combo("aux", test_aux);
+  wt_add("interval", test_interval, NULL);
+  wt_add_per_combo("errors", test_errors);
+  return wt_run("loop_differential");
+}
