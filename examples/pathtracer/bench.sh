@@ -11,6 +11,7 @@
 #   bash examples/pathtracer/bench.sh [WIDTH HEIGHT SPP [TESTS]]  (default 1920 1080 64 1)
 # TESTS=0 skips the tests and comparisons; EXTRA="flags" are added to every
 # timed run but the first (e.g. EXTRA=--no-shadow-counters).
+# The real scenes (engine + bunny) have their own command: bench-scenes.sh.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out/pathtracer}

@@ -1,7 +1,9 @@
-/* wavesched-pathtracer: renders the built-in Cornell box with the wavefront
- * (or megakernel) scheduler, writes a PNG and prints the statistics table.
+/* wavesched-pathtracer: renders the built-in Cornell box or scenes from
+ * files (--scene) with the wavefront (or megakernel) scheduler, writes PNG,
+ * PFM or OpenEXR images and prints the statistics table.
  * See docs/pathtracer.md. */
 #define _POSIX_C_SOURCE 200809L /* setenv, execv, isatty */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,16 +15,29 @@
 #ifdef PT_HAVE_PNG
 #include <png.h>
 #endif
+#ifdef PT_HAVE_EXR
+#include <ImfCRgbaFile.h>
+#endif
 
 #include "pt.h"
 #include "pt_render.h"
+#include "pt_scene.h"
+#include "wavesched/version.h"
+
 
 static const char *const prog = "wavesched-pathtracer";
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: %s [options]\n"
+          "  --scene FILE                     a scene description (*.scene) or a mesh file\n"
+          "                                   (glTF .gltf/.glb, OBJ: placed in the Cornell\n"
+          "                                   box); repeatable (default: the built-in box)\n"
+          "  --camera-eye X,Y,Z               camera position (default: the scene's)\n"
+          "  --camera-target X,Y,Z            point the camera looks at\n"
+          "  --camera-fov DEG                 vertical field of view (default 39)\n"
           "  --backend cpu|cuda|vulkan        backend (default cpu)\n"
+          "  --threads N                      OpenMP threads of the CPU backend (default: all)\n"
           "  --scheduler wavefront|megakernel (default wavefront)\n"
           "  --width W, --height H            image size (default 256 x 256)\n"
           "  --spp N                          samples per pixel (default 16)\n"
@@ -46,11 +61,13 @@ static void usage(FILE *f) {
           "                                   incremental elsewhere)\n"
           "  --verify                         verify the queues every iteration\n"
           "  --no-shadow-counters             skip counting shadow-ray outcomes (atomics)\n"
-          "  --output FILE                    PNG to write (default pathtracer.png;\n"
-          "                                   '-' or '' writes none)\n"
+          "  --output FILE                    image to write, by extension: .pfm or .exr\n"
+          "                                   (linear HDR), else PNG (sRGB); repeatable\n"
+          "                                   (default pathtracer.png; '-' writes none)\n"
           "  --stats-json FILE                write the statistics as JSON\n"
           "  --stats-csv FILE                 write the statistics table as CSV\n"
           "  --progress / --no-progress       progress bar on stderr (default: if a tty)\n"
+          "  --version                        print the version\n"
           "  --help                           this text\n",
           prog);
 }
@@ -63,14 +80,61 @@ static int pick(const char *opt, const char *v, const char *const *names, int co
   exit(2);
 }
 
+/* Strict: decimal digits only (no sign, no spaces, no suffix), in
+ * [lo, 2^32 - 1]; anything else names the option and exits 2. */
 static uint32_t number(const char *opt, const char *v, uint32_t lo) {
-  char *end = NULL;
-  unsigned long long x = strtoull(v, &end, 10);
-  if (!*v || *end || x < lo || x > 0xffffffffull) {
-    fprintf(stderr, "%s: --%s: expected an integer >= %u, got '%s'\n", prog, opt, lo, v);
+  unsigned long long x = 0;
+  int ok = *v != '\0';
+  for (const char *c = v; ok && *c; ++c) {
+    if (*c < '0' || *c > '9')
+      ok = 0;
+    else if ((x = x * 10 + (unsigned long long)(*c - '0')) > 0xffffffffull)
+      ok = 0;
+  }
+  if (!ok || x < lo) {
+    fprintf(stderr, "%s: --%s: expected an integer in [%u, 4294967295], got '%s'\n", prog, opt,
+            lo, v);
     exit(2);
   }
   return (uint32_t)x;
+}
+
+/* A finite float (strtof, nothing after it). */
+static float real(const char *opt, const char *v, float lo, float hi) {
+  char *end = NULL;
+  errno = 0;
+  const float x = strtof(v, &end);
+  if (!*v || *end || errno == ERANGE || !isfinite(x) || x < lo || x > hi) {
+    fprintf(stderr, "%s: --%s: expected a number in [%g, %g], got '%s'\n", prog, opt, lo, hi, v);
+    exit(2);
+  }
+  return x;
+}
+
+/* X,Y,Z: three finite floats */
+static pt_vec3 vec3_arg(const char *opt, const char *v) {
+  char buf[256];
+  pt_vec3 r;
+  float *c[3] = {&r.x, &r.y, &r.z};
+  if (strlen(v) >= sizeof buf) {
+    fprintf(stderr, "%s: --%s: expected X,Y,Z, got a %zu-character value\n", prog, opt, strlen(v));
+    exit(2);
+  }
+  strcpy(buf, v);
+  char *save = NULL, *tok = strtok_r(buf, ",", &save);
+  for (int k = 0; k < 3; ++k) {
+    if (!tok) {
+      fprintf(stderr, "%s: --%s: expected X,Y,Z, got '%s'\n", prog, opt, v);
+      exit(2);
+    }
+    *c[k] = real(opt, tok, -1e6f, 1e6f);
+    tok = strtok_r(NULL, ",", &save);
+  }
+  if (tok) {
+    fprintf(stderr, "%s: --%s: expected X,Y,Z, got '%s'\n", prog, opt, v);
+    exit(2);
+  }
+  return r;
 }
 
 static void progress(void *user, uint32_t done, uint32_t spp, double ms) {
@@ -127,17 +191,29 @@ static int write_png(FILE *f, const unsigned char *rgb, uint32_t w, uint32_t h) 
 }
 #endif
 
-static int write_image(const char *path, const float *img, uint32_t w, uint32_t h) {
+enum { IMG_PNG, IMG_PFM, IMG_EXR };
+
+static int ends_with(const char *s, const char *suffix) {
+  const size_t n = strlen(s), m = strlen(suffix);
+  if (n < m)
+    return 0;
+  for (size_t i = 0; i < m; ++i)
+    if ((s[n - m + i] | 0x20) != (suffix[i] | 0x20))
+      return 0;
+  return 1;
+}
+
+static int image_format(const char *path) {
+  return ends_with(path, ".pfm") ? IMG_PFM : ends_with(path, ".exr") ? IMG_EXR : IMG_PNG;
+}
+
+/* 8-bit sRGB: PNG (PPM when built without libpng) to an open file */
+static int write_ldr(FILE *f, const float *img, uint32_t w, uint32_t h) {
   unsigned char *rgb = malloc((size_t)w * h * 3);
   if (!rgb)
     return -1;
   for (size_t i = 0; i < (size_t)w * h * 3; ++i)
     rgb[i] = to_srgb8(img[i]);
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    free(rgb);
-    return -1;
-  }
 #ifdef PT_HAVE_PNG
   int rc = write_png(f, rgb, w, h);
 #else
@@ -145,10 +221,92 @@ static int write_image(const char *path, const float *img, uint32_t w, uint32_t 
   fprintf(f, "P6\n%u %u\n255\n", w, h);
   int rc = fwrite(rgb, 1, (size_t)w * h * 3, f) == (size_t)w * h * 3 ? 0 : -1;
 #endif
-  if (fclose(f) != 0)
-    rc = -1;
   free(rgb);
   return rc;
+}
+
+/* Portable float map: linear RGB, little-endian (scale -1), rows bottom to top */
+static int write_pfm(FILE *f, const float *img, uint32_t w, uint32_t h) {
+  if (fprintf(f, "PF\n%u %u\n-1.0\n", w, h) < 0)
+    return -1;
+  const uint16_t probe = 1;
+  const int little = *(const unsigned char *)&probe == 1;
+  float *row = malloc((size_t)w * 3 * sizeof(float));
+  if (!row)
+    return -1;
+  int rc = 0;
+  for (uint32_t y = h; y-- > 0 && rc == 0;) {
+    memcpy(row, img + (size_t)y * w * 3, (size_t)w * 3 * sizeof(float));
+    if (!little)
+      for (size_t i = 0; i < (size_t)w * 3; ++i) {
+        unsigned char *b = (unsigned char *)&row[i], t0 = b[0], t1 = b[1];
+        b[0] = b[3];
+        b[1] = b[2];
+        b[2] = t1;
+        b[3] = t0;
+      }
+    rc = fwrite(row, sizeof(float), (size_t)w * 3, f) == (size_t)w * 3 ? 0 : -1;
+  }
+  free(row);
+  return rc;
+}
+
+#ifdef PT_HAVE_EXR
+/* OpenEXR (half RGB, ZIP) through the library's C interface */
+static int write_exr(const char *path, const float *img, uint32_t w, uint32_t h) {
+  ImfRgba *px = malloc((size_t)w * h * sizeof *px);
+  if (!px)
+    return -1;
+  for (size_t i = 0; i < (size_t)w * h; ++i) {
+    ImfFloatToHalf(img[i * 3], &px[i].r);
+    ImfFloatToHalf(img[i * 3 + 1], &px[i].g);
+    ImfFloatToHalf(img[i * 3 + 2], &px[i].b);
+    ImfFloatToHalf(1.0f, &px[i].a);
+  }
+  ImfHeader *hdr = ImfNewHeader();
+  if (!hdr) {
+    free(px);
+    return -1;
+  }
+  ImfHeaderSetDisplayWindow(hdr, 0, 0, (int)w - 1, (int)h - 1);
+  ImfHeaderSetDataWindow(hdr, 0, 0, (int)w - 1, (int)h - 1);
+  ImfHeaderSetCompression(hdr, IMF_ZIP_COMPRESSION);
+  ImfOutputFile *out = ImfOpenOutputFile(path, hdr, IMF_WRITE_RGB);
+  ImfDeleteHeader(hdr);
+  int rc = -1;
+  if (out) {
+    rc = ImfOutputSetFrameBuffer(out, px, 1, w) && ImfOutputWritePixels(out, (int)h) ? 0 : -1;
+    if (!ImfCloseOutputFile(out))
+      rc = -1;
+  }
+  if (rc)
+    fprintf(stderr, "%s: OpenEXR: %s\n", prog, ImfErrorMessage());
+  free(px);
+  return rc;
+}
+#endif
+
+#define MAX_OUTPUTS 4
+typedef struct output {
+  const char *path;
+  int format;
+  FILE *f; /* opened before the render (PNG, PFM); EXR is checked, then written by path */
+} output;
+
+/* Opens (creates, truncates) an output before the render, so that an
+ * unwritable path fails in a moment instead of after the whole render. */
+static int open_output(const char *path, const char *what, FILE **keep) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    fprintf(stderr, "%s: cannot write %s %s: %s (checked before rendering)\n", prog, what, path,
+            strerror(errno));
+    return -1;
+  }
+  if (keep)
+    *keep = f;
+  else
+    fclose(f);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -166,7 +324,14 @@ int main(int argc, char **argv) {
   ws_device_config dc;
   memset(&dc, 0, sizeof dc);
   dc.device_index = -1;
-  const char *output = "pathtracer.png", *json = NULL, *csv = NULL;
+  const char *json = NULL, *csv = NULL;
+  output outs[MAX_OUTPUTS];
+  int nout = 0, no_output = 0;
+  const char *scenes[64];
+  int nscenes = 0;
+  int have_eye = 0, have_target = 0, have_fov = 0;
+  pt_vec3 eye = {0, 0, 0}, target = {0, 0, 0};
+  float fov = 39.0f;
   int show_progress = isatty(2);
   static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
                                        {"scheduler", required_argument, 0, 's'},
@@ -190,6 +355,12 @@ int main(int argc, char **argv) {
                                        {"stats-csv", required_argument, 0, 'c'},
                                        {"progress", no_argument, 0, 'p'},
                                        {"no-progress", no_argument, 0, 'q'},
+                                       {"scene", required_argument, 0, 'e'},
+                                       {"camera-eye", required_argument, 0, 'E'},
+                                       {"camera-target", required_argument, 0, 'T'},
+                                       {"camera-fov", required_argument, 0, 'F'},
+                                       {"threads", required_argument, 0, 't'},
+                                       {"version", no_argument, 0, 'v'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   static const char *const sched_names[] = {"wavefront", "megakernel"};
@@ -254,7 +425,25 @@ int main(int argc, char **argv) {
       o.no_shadow_counters = true;
       break;
     case 'o':
-      output = optarg;
+      if (!optarg[0] || strcmp(optarg, "-") == 0) {
+        no_output = 1;
+        break;
+      }
+      if (nout == MAX_OUTPUTS) {
+        fprintf(stderr, "%s: --output: at most %d images\n", prog, MAX_OUTPUTS);
+        return 2;
+      }
+      outs[nout].path = optarg;
+      outs[nout].format = image_format(optarg);
+      outs[nout].f = NULL;
+#ifndef PT_HAVE_EXR
+      if (outs[nout].format == IMG_EXR) {
+        fprintf(stderr, "%s: --output %s: this build writes no OpenEXR (install libopenexr-dev); "
+                        "use .pfm for HDR\n", prog, optarg);
+        return 2;
+      }
+#endif
+      nout += 1;
       break;
     case 'j':
       json = optarg;
@@ -268,6 +457,39 @@ int main(int argc, char **argv) {
     case 'q':
       show_progress = 0;
       break;
+    case 'e':
+      if (nscenes == (int)(sizeof scenes / sizeof scenes[0])) {
+        fprintf(stderr, "%s: --scene: at most %zu files\n", prog, sizeof scenes / sizeof scenes[0]);
+        return 2;
+      }
+      scenes[nscenes++] = optarg;
+      break;
+    case 'E':
+      eye = vec3_arg("camera-eye", optarg);
+      have_eye = 1;
+      break;
+    case 'T':
+      target = vec3_arg("camera-target", optarg);
+      have_target = 1;
+      break;
+    case 'F':
+      fov = real("camera-fov", optarg, 1.0f, 179.0f);
+      have_fov = 1;
+      break;
+    case 't':
+      /* the OpenMP runtime fails on absurd counts: 4096 is beyond any host */
+    {
+      const uint32_t threads = number("threads", optarg, 1);
+      if (threads > 4096) {
+        fprintf(stderr, "%s: --threads: %u is above the limit of 4096\n", prog, threads);
+        return 2;
+      }
+      dc.cpu_threads = (int)threads;
+    }
+      break;
+    case 'v':
+      printf("%s %s\n", prog, ws_version()); /* the library's version (version.h) */
+      return 0;
     case 'h':
       usage(stdout);
       return 0;
@@ -285,6 +507,57 @@ int main(int argc, char **argv) {
       (o.shadow_capacity || o.partial_admission))
     fprintf(stderr, "%s: note: the megakernel takes no auxiliary work; NEE runs inline and "
                     "--shadow-capacity/--partial-admission are ignored\n", prog);
+  if (dc.cpu_threads && dc.backend != WS_BACKEND_CPU)
+    fprintf(stderr, "%s: note: --threads applies to the CPU backend only\n", prog);
+  if (!nout && !no_output) {
+    outs[0].path = "pathtracer.png";
+    outs[0].format = IMG_PNG;
+    outs[0].f = NULL;
+    nout = 1;
+  }
+  /* '-' only drops the default: explicit outputs are still written */
+
+  /* sizes first: nothing is allocated for a render that cannot run (the
+   * batch default depends on the backend and is checked again below) */
+  char err[1024];
+  if (pt_options_check(&o, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+
+  /* the scene */
+  pt_host_scene scene;
+  pt_scene_init(&scene);
+  for (int i = 0; i < nscenes; ++i)
+    if (pt_scene_load(&scene, scenes[i], err, sizeof err) != 0) {
+      fprintf(stderr, "%s: --scene: %s\n", prog, err);
+      pt_scene_free(&scene);
+      return 1;
+    }
+  if (!nscenes && pt_scene_add_cornell(&scene, 1) != 0) {
+    fprintf(stderr, "%s: out of memory for the built-in scene\n", prog);
+    return 1;
+  }
+  if (have_eye || have_target || have_fov) {
+    if (!scene.camera_set && !(have_eye && have_target)) {
+      /* the box's camera, changed in part */
+      scene.eye = (pt_vec3){0.0f, 1.0f, 3.9f};
+      scene.target = (pt_vec3){0.0f, 1.0f, 2.9f};
+    }
+    if (have_eye)
+      scene.eye = eye;
+    if (have_target)
+      scene.target = target;
+    if (have_fov)
+      scene.fov_deg = fov;
+    scene.camera_set = 1;
+  }
+  if (pt_scene_finish(&scene, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    pt_scene_free(&scene);
+    return 1;
+  }
+  o.scene = &scene;
 
   ws_device *dev = NULL;
   ws_status st = ws_device_create(&dc, &dev);
@@ -292,12 +565,46 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: cannot open the %s backend: %s%s\n", prog, ws_backend_name(dc.backend),
             ws_strerror(st),
             !ws_backend_compiled(dc.backend) ? " (not built into this binary)" : "");
+    pt_scene_free(&scene);
     return 1;
   }
   pt_options_resolve(&o, ws_device_backend(dev)); /* the header line shows the real values */
+  if (pt_options_check(&o, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    ws_device_destroy(dev);
+    pt_scene_free(&scene);
+    return 2;
+  }
+  /* every output is created before the render */
+  int rc = 0;
+  for (int i = 0; i < nout && rc == 0; ++i)
+    rc = open_output(outs[i].path, "image", outs[i].format == IMG_EXR ? NULL : &outs[i].f);
+  if (rc == 0 && json)
+    rc = open_output(json, "statistics", NULL);
+  if (rc == 0 && csv)
+    rc = open_output(csv, "statistics", NULL);
+  const size_t n = (size_t)o.width * o.height * 3;
+  float *img = rc == 0 ? malloc(n * sizeof *img) : NULL;
+  if (rc == 0 && !img) {
+    fprintf(stderr, "%s: out of memory for a %ux%u image\n", prog, o.width, o.height);
+    rc = 1;
+  }
+  if (rc != 0) {
+    for (int i = 0; i < nout; ++i)
+      if (outs[i].f)
+        fclose(outs[i].f);
+    ws_device_destroy(dev);
+    pt_scene_free(&scene);
+    return 1;
+  }
   const int inline_nee = o.scheduler == WS_SCHEDULER_MEGAKERNEL || o.nee_mode == PT_NEE_INLINE;
   printf("%s: %ux%u, %u spp, max depth %u, seed %u on %s\n", prog, o.width, o.height, o.spp,
          o.max_depth, o.seed, ws_device_name(dev));
+  if (nscenes)
+    printf("  scene: %u triangles (BVH %u nodes, depth %u), %u prims, %u materials, %u textures, "
+           "%u lights\n",
+           scene.tri_count, scene.node_count, scene.bvh_depth, scene.prim_count, scene.mat_count,
+           scene.tex_count, scene.light_count);
   if (o.scheduler == WS_SCHEDULER_WAVEFRONT)
     printf("  wavefront scheduler: pool %u, %s, %s accounting; NEE %s", o.pool,
            layout_names[o.layout], acc_names[o.accounting], inline_nee ? "inline" : "pipeline");
@@ -313,15 +620,7 @@ int main(int argc, char **argv) {
     o.progress_user = NULL;
   }
 
-  const size_t n = (size_t)o.width * o.height * 3;
-  float *img = malloc(n * sizeof *img);
-  if (!img) {
-    fprintf(stderr, "%s: out of memory for a %ux%u image\n", prog, o.width, o.height);
-    ws_device_destroy(dev);
-    return 1;
-  }
   pt_stats stats;
-  char err[512];
   st = pt_render(dev, &o, img, &stats, err, sizeof err);
   if (st != WS_OK) {
     if (show_progress)
@@ -330,8 +629,12 @@ int main(int argc, char **argv) {
     if (st == WS_EAUX_POOL_BOUND)
       fprintf(stderr, "%s: a shadow capacity below the pool size (R * b = %u) needs "
                       "--partial-admission\n", prog, o.pool);
+    for (int i = 0; i < nout; ++i)
+      if (outs[i].f)
+        fclose(outs[i].f);
     free(img);
     ws_device_destroy(dev);
+    pt_scene_free(&scene);
     return 1;
   }
   uint64_t bad = 0;
@@ -342,13 +645,24 @@ int main(int argc, char **argv) {
          stats.render_ms > 0 ? stats.paths / (stats.render_ms * 1e3) : 0.0,
          stats.dispatch_ms / 1e3, mean, bad ? " (NaN/Inf/negative values!)" : "");
   pt_print_stats(stdout, &stats);
-  int rc = bad ? 1 : 0;
-  if (output && output[0] && strcmp(output, "-") != 0) {
-    if (write_image(output, img, o.width, o.height) != 0) {
-      fprintf(stderr, "%s: cannot write %s\n", prog, output);
+  rc = bad ? 1 : 0;
+  for (int i = 0; i < nout; ++i) {
+    int w = -1;
+    if (outs[i].format == IMG_PNG)
+      w = write_ldr(outs[i].f, img, o.width, o.height);
+    else if (outs[i].format == IMG_PFM)
+      w = write_pfm(outs[i].f, img, o.width, o.height);
+#ifdef PT_HAVE_EXR
+    else
+      w = write_exr(outs[i].path, img, o.width, o.height);
+#endif
+    if (outs[i].f && fclose(outs[i].f) != 0)
+      w = -1;
+    if (w != 0) {
+      fprintf(stderr, "%s: cannot write %s\n", prog, outs[i].path);
       rc = 1;
     } else {
-      printf("wrote %s\n", output);
+      printf("wrote %s\n", outs[i].path);
     }
   }
   if (json && pt_write_stats_json(json, &o, ws_backend_name(dc.backend), &stats) != 0) {
@@ -361,5 +675,6 @@ int main(int argc, char **argv) {
   }
   free(img);
   ws_device_destroy(dev);
+  pt_scene_free(&scene);
   return rc;
 }

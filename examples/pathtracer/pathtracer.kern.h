@@ -1,9 +1,12 @@
 /* wavesched path tracer — kernels: one source for the CPU and CUDA backends.
  *
  * Main path (a coroutine): entry = camera ray; "intersect" (closest hit);
- * one shading continuation per material kind; next bounce or terminate.
- * Next-event estimation: the diffuse and glossy shading continuations publish
- * one shadow request each (bound b = 1) into a 3-stage ws_pool pipeline
+ * one shading continuation per material kind (the heavy principled BSDF has
+ * its own, so its warps stay coherent); next bounce or terminate. Geometry
+ * (spheres and rectangles, triangles through a BVH) is in pt_geom.h.
+ * Next-event estimation: the diffuse, glossy and principled shading
+ * continuations publish one shadow request each (bound b = 1) into a 3-stage
+ * ws_pool pipeline
  * sample_light -> trace_shadow (self-loop through thin panes) -> accumulate,
  * or, with nee_mode = PT_NEE_INLINE (the megakernel), run the very same stage
  * functions inline.
@@ -13,14 +16,7 @@
  * below. Built without FMA contraction (CMakeLists.txt), the arithmetic of an
  * item does not depend on where (which kernel, which backend) it runs.
  */
-#include <math.h>
-
-#include "pt.h"
-
-#define PT_PI 3.14159265358979323846f
-#define PT_INV_PI 0.31830988618379067154f
-#define PT_EPS 1e-4f  /* ray offset and minimum hit distance (scene is ~2 units) */
-#define PT_INF 1e30f
+#include "pt_geom.h"
 
 /* Validation switch (docs/pathtracer.md): 0 = MIS of light sampling and BSDF
  * sampling (the renderer); 1 = light sampling only; 2 = BSDF sampling only.
@@ -41,6 +37,10 @@ enum {
   PT_DIM_CAM_Y = 7,
   PT_DIMS = 8
 };
+/* Numbers added after the eight above are keyed by bounce PT_XBOUNCE + b, a
+ * key range no path reaches, so adding them changed no existing number. */
+#define PT_XBOUNCE 0x10000000u
+enum { PT_XDIM_LIGHT = 0 /* which light NEE samples */ };
 
 /* lowbias32 (Wellons): a bijective 32-bit mixer */
 WS_DEVICE static inline uint32_t pt_mix(uint32_t x) {
@@ -60,30 +60,6 @@ WS_DEVICE static inline float pt_rand(uint32_t seed, uint32_t pixel, uint32_t sa
   h = pt_mix(h ^ (bounce * PT_DIMS + dim));
   return (float)(h >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
 }
-
-/* ---- vectors ---- */
-WS_DEVICE static inline pt_vec3 v3(float x, float y, float z) {
-  pt_vec3 r;
-  r.x = x;
-  r.y = y;
-  r.z = z;
-  return r;
-}
-WS_DEVICE static inline pt_vec3 v_add(pt_vec3 a, pt_vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-WS_DEVICE static inline pt_vec3 v_sub(pt_vec3 a, pt_vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-WS_DEVICE static inline pt_vec3 v_mul(pt_vec3 a, pt_vec3 b) { return v3(a.x * b.x, a.y * b.y, a.z * b.z); }
-WS_DEVICE static inline pt_vec3 v_scale(pt_vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
-WS_DEVICE static inline pt_vec3 v_neg(pt_vec3 a) { return v3(-a.x, -a.y, -a.z); }
-WS_DEVICE static inline float v_dot(pt_vec3 a, pt_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-WS_DEVICE static inline pt_vec3 v_cross(pt_vec3 a, pt_vec3 b) {
-  return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
-WS_DEVICE static inline pt_vec3 v_norm(pt_vec3 a) { return v_scale(a, 1.0f / sqrtf(v_dot(a, a))); }
-WS_DEVICE static inline pt_vec3 v_madd(pt_vec3 a, pt_vec3 b, float s) { /* a + b*s */
-  return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
-}
-WS_DEVICE static inline float v_max(pt_vec3 a) { return fmaxf(a.x, fmaxf(a.y, a.z)); }
-WS_DEVICE static inline int v_zero(pt_vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
 
 /* sin and cos of 2*pi*u, u in [0, 1), from +, -, *, / only (Cephes sinf/cosf
  * polynomials on [-pi/4, pi/4], |error| < 2e-7): no libm, so the result is the
@@ -142,55 +118,25 @@ WS_DEVICE static inline const pt_scene *pt_scene_of(const pt_args *a) {
 WS_DEVICE static inline const pt_prim *pt_prims(const pt_scene *sc) {
   return WS_PTR(const pt_prim, sc->prims);
 }
-WS_DEVICE static inline const pt_material *pt_material_of(const pt_scene *sc, uint32_t prim) {
-  return &WS_PTR(const pt_material, sc->materials)[pt_prims(sc)[prim].material];
+WS_DEVICE static inline const pt_tri_shade *pt_tri_shade_of(const pt_scene *sc, uint32_t hit) {
+  return &WS_PTR(const pt_tri_shade, sc->tri_shade)[hit & ~PT_TRI_BIT];
 }
-
-/* Distance along unit d to prim `p` within (tmin, tmax), or PT_INF. */
-WS_DEVICE static inline float pt_prim_hit(const pt_prim *p, pt_vec3 o, pt_vec3 d, float tmin,
-                                          float tmax) {
-  if (p->kind == PT_PRIM_SPHERE) {
-    const pt_vec3 oc = v_sub(o, p->p);
-    const float b = v_dot(oc, d);
-    const float c = v_dot(oc, oc) - p->r * p->r;
-    const float disc = b * b - c;
-    if (disc < 0.0f)
-      return PT_INF;
-    const float sq = sqrtf(disc);
-    float t = -b - sq;
-    if (t <= tmin)
-      t = -b + sq;
-    return (t > tmin && t < tmax) ? t : PT_INF;
-  }
-  const float den = v_dot(p->n, d);
-  if (fabsf(den) < 1e-9f)
-    return PT_INF;
-  const float t = v_dot(p->n, v_sub(p->p, o)) / den;
-  if (!(t > tmin && t < tmax))
-    return PT_INF;
-  const pt_vec3 q = v_sub(v_madd(o, d, t), p->p);
-  const float s = v_dot(q, p->u) / v_dot(p->u, p->u); /* quads are rectangles: u _|_ v */
-  const float r = v_dot(q, p->v) / v_dot(p->v, p->v);
-  return (s >= 0.0f && s <= 1.0f && r >= 0.0f && r <= 1.0f) ? t : PT_INF;
+WS_DEVICE static inline const pt_light *pt_light_at(const pt_scene *sc, uint32_t i) {
+  return &WS_PTR(const pt_light, sc->lights)[i];
 }
-
-/* Closest hit over the scene, skipping prim `skip` (PT_NO_HIT: none). */
-WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
-                                            uint32_t skip, float *t_out) {
-  const pt_prim *prims = pt_prims(sc);
-  uint32_t best = PT_NO_HIT;
-  float bt = tmax;
-  for (uint32_t i = 0; i < sc->prim_count; ++i) {
-    if (i == skip)
-      continue;
-    const float t = pt_prim_hit(&prims[i], o, d, PT_EPS, bt);
-    if (t < bt) {
-      bt = t;
-      best = i;
-    }
-  }
-  *t_out = bt;
-  return best;
+/* material index of a hit (prim or triangle) */
+WS_DEVICE static inline uint32_t pt_material_index(const pt_scene *sc, uint32_t hit) {
+  return (hit & PT_TRI_BIT) ? pt_tri_shade_of(sc, hit)->material : pt_prims(sc)[hit].material;
+}
+WS_DEVICE static inline const pt_material *pt_material_at(const pt_scene *sc, uint32_t m) {
+  return &WS_PTR(const pt_material, sc->materials)[m];
+}
+WS_DEVICE static inline const pt_material *pt_material_of(const pt_scene *sc, uint32_t hit) {
+  return pt_material_at(sc, pt_material_index(sc, hit));
+}
+/* light index of an emitting hit, or PT_NONE */
+WS_DEVICE static inline uint32_t pt_light_of(const pt_scene *sc, uint32_t hit) {
+  return (hit & PT_TRI_BIT) ? pt_tri_shade_of(sc, hit)->light : pt_prims(sc)[hit].light;
 }
 
 /* Geometric unit normal of prim at point x (outward for spheres). */
@@ -198,6 +144,85 @@ WS_DEVICE static inline pt_vec3 pt_normal(const pt_prim *p, pt_vec3 x) {
   if (p->kind == PT_PRIM_SPHERE)
     return v_scale(v_sub(x, p->p), 1.0f / p->r);
   return p->n;
+}
+
+/* A surface point: position, geometric normal ng and shading normal ns, both
+ * facing the incoming ray (ns interpolated from the vertex normals on
+ * triangles, = ng on prims), texture coordinates, and whether the ray came
+ * from the outside (the side the unflipped normal points to). */
+typedef struct pt_surface {
+  pt_vec3 pos, nout, ng, ns; /* nout: the outward normal, unflipped */
+  float u, v;
+  int entering;
+} pt_surface;
+
+WS_DEVICE static inline pt_surface pt_surface_at(const pt_scene *sc, const pt_frame *f) {
+  pt_surface s;
+  s.pos = v_madd(f->org, f->dir, f->hit_t);
+  s.u = 0.0f;
+  s.v = 0.0f;
+  if (!(f->hit_prim & PT_TRI_BIT)) {
+    const pt_vec3 n = pt_normal(&pt_prims(sc)[f->hit_prim], s.pos);
+    s.nout = n;
+    s.entering = v_dot(n, f->dir) < 0.0f;
+    s.ng = v_dot(n, f->dir) > 0.0f ? v_neg(n) : n;
+    s.ns = s.ng;
+    return s;
+  }
+  const pt_tri *t = &WS_PTR(const pt_tri, sc->tris)[f->hit_prim & ~PT_TRI_BIT];
+  const pt_tri_shade *sh = pt_tri_shade_of(sc, f->hit_prim);
+  const float wb = f->hit_u, wc = f->hit_v, wa = 1.0f - wb - wc;
+  pt_vec3 ns = v_norm(v_add(v_add(v_scale(sh->n0, wa), v_scale(sh->n1, wb)), v_scale(sh->n2, wc)));
+  pt_vec3 ng = v_norm(v_cross(v_sub(t->b, t->a), v_sub(t->c, t->a)));
+  /* the vertex normals tell outside from inside (winding is not trusted) */
+  if (v_dot(ng, ns) < 0.0f)
+    ng = v_neg(ng);
+  s.nout = ng;
+  s.entering = v_dot(ng, f->dir) < 0.0f;
+  if (!s.entering) {
+    ng = v_neg(ng);
+    ns = v_neg(ns);
+  }
+  s.ng = ng;
+  s.ns = ns;
+  s.u = sh->uv[0] * wa + sh->uv[2] * wb + sh->uv[4] * wc;
+  s.v = sh->uv[1] * wa + sh->uv[3] * wb + sh->uv[5] * wc;
+  return s;
+}
+
+/* Base colour at a surface point: albedo, times the texture (nearest texel,
+ * repeat; v = 0 is the image's last row), times the checker. A material
+ * with neither is its albedo exactly. */
+WS_DEVICE static inline pt_vec3 pt_base_color(const pt_scene *sc, const pt_material *m,
+                                              const pt_surface *s) {
+  pt_vec3 c = m->albedo;
+  if (m->texture != PT_NONE) {
+    const pt_texture *tx = &WS_PTR(const pt_texture, sc->textures)[m->texture];
+    const float fu = s->u - floorf(s->u), fv = s->v - floorf(s->v);
+    uint32_t x = (uint32_t)(fu * (float)tx->width), y = (uint32_t)((1.0f - fv) * (float)tx->height);
+    if (x >= tx->width)
+      x = tx->width - 1u;
+    if (y >= tx->height)
+      y = tx->height - 1u;
+    const float *t = WS_PTR(const float, sc->texels) + tx->offset + ((uint64_t)y * tx->width + x) * 3u;
+    c = v_mul(c, v3(t[0], t[1], t[2]));
+  }
+  if (m->pattern == PT_PATTERN_CHECKER) {
+    const float k = m->pattern_scale;
+    const int32_t q = (int32_t)floorf(s->pos.x * k) + (int32_t)floorf(s->pos.y * k) +
+                      (int32_t)floorf(s->pos.z * k);
+    if (q & 1)
+      c = v_mul(c, m->pattern_color);
+  }
+  return c;
+}
+
+/* Environment radiance seen along unit d (PT_ENV_NONE: black) */
+WS_DEVICE static inline pt_vec3 pt_env(const pt_scene *sc, pt_vec3 d) {
+  if (sc->env_kind == PT_ENV_CONSTANT)
+    return sc->env_zenith;
+  const float t = fmaxf(d.y, 0.0f);
+  return v_add(v_scale(sc->env_horizon, 1.0f - t), v_scale(sc->env_zenith, t));
 }
 
 /* ---- materials ---- */
@@ -239,18 +264,66 @@ WS_DEVICE static inline pt_vec3 pt_schlick(pt_vec3 f0, float c) {
   return v3(f0.x + (1.0f - f0.x) * m5, f0.y + (1.0f - f0.y) * m5, f0.z + (1.0f - f0.z) * m5);
 }
 
+/* Sampling probabilities of the principled BSDF's lobes: clear coat pc,
+ * specular ps, diffuse 1 - pc - ps (a conductor samples no diffuse). */
+WS_DEVICE static inline void pt_principled_probs(const pt_material *m, float *pc, float *ps) {
+  *pc = 0.25f * m->coat;
+  *ps = (1.0f - *pc) * (0.25f + 0.75f * m->metallic);
+}
+
+/* The principled BSDF (docs/pathtracer.md "Materials"): a base layer of
+ * (1 - metallic) * [(1 - Fd) * diffuse + sheen + Fd * GGX] + metallic *
+ * Fm * GGX, with Fd Schlick from the ior and Fm Schlick from the base colour,
+ * under a clear coat that reflects coat * Fc (GGX, coat_alpha, F0 0.04) and
+ * passes the rest. Its pdf is the mixture of the lobes' sampling pdfs. */
+WS_DEVICE static inline pt_vec3 pt_principled_eval(const pt_material *m, pt_vec3 base, pt_vec3 n,
+                                                   pt_vec3 wo, pt_vec3 wi, float cos_o,
+                                                   float cos_i, float *pdf) {
+  const pt_vec3 h = v_norm(v_add(wo, wi));
+  const float cos_h = v_dot(n, h), oh = v_dot(wo, h);
+  if (cos_h <= 0.0f || oh <= 0.0f)
+    return v3(0.0f, 0.0f, 0.0f);
+  const float fm = 1.0f - oh;
+  const float m5 = fm * fm * fm * fm * fm;
+  const float r0 = (m->ior - 1.0f) / (m->ior + 1.0f);
+  const float f0d = r0 * r0;
+  const float fd = f0d + (1.0f - f0d) * m5;
+  const float metal = m->metallic, diel = 1.0f - m->metallic;
+  const float a2 = m->alpha * m->alpha;
+  const float d = pt_ggx_d(a2, cos_h);
+  const float spec = d * pt_ggx_g1(a2, cos_o) * pt_ggx_g1(a2, cos_i) / (4.0f * cos_o * cos_i);
+  const pt_vec3 fmetal = pt_schlick(base, oh);
+  const float kd = diel * (1.0f - fd) * PT_INV_PI;
+  const float ks = diel * m5 * PT_INV_PI;
+  pt_vec3 layer = v3(base.x * kd + m->sheen.x * ks + (diel * fd + metal * fmetal.x) * spec,
+                     base.y * kd + m->sheen.y * ks + (diel * fd + metal * fmetal.y) * spec,
+                     base.z * kd + m->sheen.z * ks + (diel * fd + metal * fmetal.z) * spec);
+  const float c2 = m->coat_alpha * m->coat_alpha;
+  const float dc = pt_ggx_d(c2, cos_h);
+  const float fc = m->coat * (0.04f + 0.96f * m5);
+  const float coat = fc * dc * pt_ggx_g1(c2, cos_o) * pt_ggx_g1(c2, cos_i) / (4.0f * cos_o * cos_i);
+  layer = v_scale(layer, 1.0f - fc);
+  float pc, ps;
+  pt_principled_probs(m, &pc, &ps);
+  *pdf = (1.0f - pc - ps) * cos_i * PT_INV_PI + (ps * d + pc * dc) * cos_h / (4.0f * oh);
+  return v3(layer.x + coat, layer.y + coat, layer.z + coat);
+}
+
 /* BSDF value f(wo, wi) and pdf of sampling wi (solid angle), for the
- * non-delta materials (diffuse, glossy). n faces wo. */
-WS_DEVICE static inline pt_vec3 pt_bsdf_eval(const pt_material *m, pt_vec3 n, pt_vec3 wo,
-                                             pt_vec3 wi, float *pdf) {
+ * non-delta materials (diffuse, glossy, principled) with base colour
+ * `base` at the vertex. n faces wo. */
+WS_DEVICE static inline pt_vec3 pt_bsdf_eval(const pt_material *m, pt_vec3 base, pt_vec3 n,
+                                             pt_vec3 wo, pt_vec3 wi, float *pdf) {
   const float cos_i = v_dot(n, wi), cos_o = v_dot(n, wo);
   *pdf = 0.0f;
   if (cos_i <= 0.0f || cos_o <= 0.0f)
     return v3(0.0f, 0.0f, 0.0f);
   if (m->kind == PT_MAT_DIFFUSE) {
     *pdf = cos_i * PT_INV_PI;
-    return v_scale(m->albedo, PT_INV_PI);
+    return v_scale(base, PT_INV_PI);
   }
+  if (m->kind == PT_MAT_PRINCIPLED)
+    return pt_principled_eval(m, base, n, wo, wi, cos_o, cos_i, pdf);
   const float alpha2 = m->alpha * m->alpha;
   const pt_vec3 h = v_norm(v_add(wo, wi));
   const float cos_h = v_dot(n, h), oh = v_dot(wo, h);
@@ -259,7 +332,7 @@ WS_DEVICE static inline pt_vec3 pt_bsdf_eval(const pt_material *m, pt_vec3 n, pt
   const float d = pt_ggx_d(alpha2, cos_h);
   const float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
   *pdf = d * cos_h / (4.0f * oh);
-  return v_scale(pt_schlick(m->albedo, oh), d * g / (4.0f * cos_o * cos_i));
+  return v_scale(pt_schlick(base, oh), d * g / (4.0f * cos_o * cos_i));
 }
 
 /* ---- item keys ---- */
@@ -279,14 +352,44 @@ WS_DEVICE static inline void pt_count(const pt_args *a, uint32_t which) {
  * The stage kernels and the inline path (megakernel) call exactly these.
  * ====================================================================== */
 
-/* sample_light: a point on the light, the unoccluded MIS-weighted
+/* The light NEE samples at a vertex: the only one, or one picked by power
+ * (a binary search of the cdf) with its own random number, keyed apart from
+ * the per-bounce dimensions so that a one-light scene draws exactly the
+ * numbers it always drew. */
+WS_DEVICE static inline const pt_light *pt_pick_light(const pt_args *a, const pt_scene *sc,
+                                                      const pt_shadow *s) {
+  if (sc->light_count == 1u)
+    return pt_light_at(sc, 0u);
+  const float u = pt_rand(a->seed, s->pixel, s->sample, PT_XBOUNCE + s->bounce, PT_XDIM_LIGHT);
+  uint32_t lo = 0u, hi = sc->light_count - 1u;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2u;
+    if (u < pt_light_at(sc, mid)->cdf)
+      hi = mid;
+    else
+      lo = mid + 1u;
+  }
+  return pt_light_at(sc, lo);
+}
+
+/* sample_light: a point on a light, the unoccluded MIS-weighted
  * contribution, the shadow segment. -> trace_shadow, or done if zero. */
 WS_DEVICE static uint32_t pt_sample_light(const pt_args *a, pt_shadow *s) {
   const pt_scene *sc = pt_scene_of(a);
-  const pt_light *L = &sc->light;
+  if (sc->light_count == 0u) {
+    pt_count(a, PT_CTR_REJECTED);
+    return PT_STAGE_DONE;
+  }
+  const pt_light *L = pt_pick_light(a, sc, s);
   const float u = pt_rand(a->seed, s->pixel, s->sample, s->bounce, PT_DIM_LIGHT_U);
   const float v = pt_rand(a->seed, s->pixel, s->sample, s->bounce, PT_DIM_LIGHT_V);
-  const pt_vec3 lp = v_madd(v_madd(L->p, L->u, u), L->v, v);
+  pt_vec3 lp;
+  if (L->kind == PT_LIGHT_QUAD) {
+    lp = v_madd(v_madd(L->p, L->u, u), L->v, v);
+  } else { /* uniform on the triangle p, p + u, p + v */
+    const float r = sqrtf(u);
+    lp = v_madd(v_madd(L->p, L->u, r * (1.0f - v)), L->v, r * v);
+  }
   pt_vec3 wi = v_sub(lp, s->pos);
   const float dist2 = v_dot(wi, wi);
   const float dist = sqrtf(dist2);
@@ -297,10 +400,11 @@ WS_DEVICE static uint32_t pt_sample_light(const pt_args *a, pt_shadow *s) {
     pt_count(a, PT_CTR_REJECTED);
     return PT_STAGE_DONE;
   }
-  const float pdf_l = dist2 / (cos_l * L->area);
+  /* select_pdf is exactly 1 for a single light: the product changes no bit */
+  const float pdf_l = dist2 / (cos_l * L->area) * L->select_pdf;
   float pdf_b;
-  const pt_material *m = &WS_PTR(const pt_material, sc->materials)[s->material];
-  const pt_vec3 f = pt_bsdf_eval(m, s->nrm, s->wo, wi, &pdf_b);
+  const pt_material *m = pt_material_at(sc, s->material);
+  const pt_vec3 f = pt_bsdf_eval(m, s->base, s->nrm, s->wo, wi, &pdf_b);
   if (v_zero(f)) {
     pt_count(a, PT_CTR_REJECTED);
     return PT_STAGE_DONE;
@@ -317,16 +421,36 @@ WS_DEVICE static uint32_t pt_sample_light(const pt_args *a, pt_shadow *s) {
   s->wo = wi;
   s->tmax = dist - 2.0f * PT_EPS;
   s->steps = 0;
+  s->material = L->kind == PT_LIGHT_QUAD ? L->prim : PT_NO_HIT; /* the prim to skip */
   return PT_STAGE_TRACE_SHADOW;
 }
 
 /* trace_shadow: the first occluder on the segment. None -> accumulate; a
  * thin pane -> attenuate, step past it, trace again (self-loop, at most
- * PT_MAX_SHADOW_STEPS times); anything else -> occluded, done. */
+ * PT_MAX_SHADOW_STEPS times); anything else -> occluded, done. Triangles
+ * are opaque to shadow rays: any one before the first prim occludes. */
 WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
   const pt_scene *sc = pt_scene_of(a);
-  float t;
-  const uint32_t hit = pt_closest(sc, s->pos, s->wo, s->tmax, sc->light.prim, &t);
+  float t, bu, bv;
+  const pt_prim *prims = pt_prims(sc);
+  uint32_t hit = PT_NO_HIT;
+  float bt = s->tmax;
+  for (uint32_t i = 0; i < sc->prim_count; ++i) { /* pt_closest over the prims only */
+    if (i == s->material)
+      continue;
+    const float ti = pt_prim_hit(&prims[i], s->pos, s->wo, PT_EPS, bt);
+    if (ti < bt) {
+      bt = ti;
+      hit = i;
+    }
+  }
+  t = bt;
+  (void)bu;
+  (void)bv;
+  if (pt_tri_occluded(sc, s->pos, s->wo, t)) {
+    pt_count(a, PT_CTR_OCCLUDED);
+    return PT_STAGE_DONE;
+  }
   if (hit == PT_NO_HIT) {
     pt_count(a, PT_CTR_UNOCCLUDED);
     return PT_STAGE_ACCUMULATE;
@@ -337,7 +461,7 @@ WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
     return PT_STAGE_DONE;
   }
   pt_count(a, PT_CTR_PANE);
-  const pt_vec3 n = pt_normal(&pt_prims(sc)[hit], v_madd(s->pos, s->wo, t));
+  const pt_vec3 n = pt_normal(&prims[hit], v_madd(s->pos, s->wo, t));
   const float tr = 1.0f - pt_thin_reflectance(m, fabsf(v_dot(n, s->wo)));
   s->contrib = v_scale(v_mul(s->contrib, m->albedo), tr);
   s->pos = v_madd(s->pos, s->wo, t);
@@ -370,17 +494,19 @@ WS_DEVICE static uint32_t pt_stage_step(const pt_args *a, pt_shadow *s, uint32_t
   }
 }
 
-/* A shadow request from a diffuse or glossy vertex: published into the pool
- * (wavefront, bound b = 1: exactly one publication per run), or evaluated on
- * the spot through the same stage functions (inline / megakernel). */
+/* A shadow request from a diffuse, glossy or principled vertex: published
+ * into the pool (wavefront, bound b = 1: exactly one publication per run),
+ * or evaluated on the spot through the same stage functions (inline /
+ * megakernel). */
 WS_DEVICE static void pt_request_shadow(const ws_item *it, const pt_frame *f, const pt_args *a,
-                                        pt_vec3 pos, pt_vec3 n, uint32_t material) {
+                                        pt_vec3 pos, pt_vec3 n, uint32_t material, pt_vec3 base) {
   pt_shadow s;
   memset(&s, 0, sizeof s);
   s.pos = pos;
   s.nrm = n;
   s.wo = v_neg(f->dir);
   s.contrib = f->beta;
+  s.base = base;
   s.item = it->id;
   pt_keys(a, it->id, &s.pixel, &s.sample);
   s.bounce = f->depth;
@@ -444,18 +570,23 @@ WS_DEVICE static uint32_t pt_generate(const ws_item *it, pt_frame *f, const pt_a
   f->prev_pos = cam->eye;
   f->prev_pdf = 0.0f;
   f->hit_t = 0.0f;
+  f->hit_u = 0.0f;
+  f->hit_v = 0.0f;
   f->hit_prim = PT_NO_HIT;
   f->depth = 0;
   return PT_INTERSECT;
 }
 
-/* intersect: closest hit; the material kind picks the shading queue */
+/* intersect: closest hit (prims, then the BVH); the material kind picks the
+ * shading queue */
 WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_args *a) {
   (void)it;
   const pt_scene *sc = pt_scene_of(a);
-  float t;
-  f->hit_prim = pt_closest(sc, f->org, f->dir, PT_INF, PT_NO_HIT, &t);
+  float t, bu = 0.0f, bv = 0.0f;
+  f->hit_prim = pt_closest(sc, f->org, f->dir, PT_INF, PT_NO_HIT, &t, &bu, &bv);
   f->hit_t = t;
+  f->hit_u = bu;
+  f->hit_v = bv;
   if (f->hit_prim == PT_NO_HIT)
     return PT_SHADE_EMISSIVE;
   switch (pt_material_of(sc, f->hit_prim)->kind) {
@@ -465,86 +596,140 @@ WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_
     return PT_SHADE_GLOSSY;
   case PT_MAT_DIELECTRIC:
     return PT_SHADE_DIELECTRIC;
+  case PT_MAT_PRINCIPLED:
+    return PT_SHADE_PRINCIPLED;
   default:
     return PT_SHADE_EMISSIVE;
   }
 }
 
-/* Hit point and the geometric normal facing the incoming ray. */
-WS_DEVICE static inline void pt_hit_frame(const pt_scene *sc, const pt_frame *f, pt_vec3 *pos,
-                                          pt_vec3 *n) {
-  *pos = v_madd(f->org, f->dir, f->hit_t);
-  *n = pt_normal(&pt_prims(sc)[f->hit_prim], *pos);
-  if (v_dot(*n, f->dir) > 0.0f)
-    *n = v_neg(*n);
+/* Cosine-weighted direction around n from (u1, u2); *cz = its cosine. */
+WS_DEVICE static inline pt_vec3 pt_cosine_dir(pt_vec3 n, float u1, float u2, float *cz) {
+  const float r = sqrtf(u1);
+  float sn, cs;
+  pt_sincos_2pi(u2, &sn, &cs);
+  *cz = sqrtf(fmaxf(0.0f, 1.0f - u1));
+  return v_norm(pt_to_world(n, r * cs, r * sn, *cz));
+}
+
+/* GGX half vector around n: D(h) cos(h) sampled from (u1, u2) */
+WS_DEVICE static inline pt_vec3 pt_ggx_half(pt_vec3 n, float alpha2, float u1, float u2,
+                                            float *cos_h) {
+  const float cos2_h = (1.0f - u1) / (1.0f + (alpha2 - 1.0f) * u1);
+  *cos_h = sqrtf(cos2_h);
+  const float sin_h = sqrtf(fmaxf(0.0f, 1.0f - cos2_h));
+  float sn, cs;
+  pt_sincos_2pi(u2, &sn, &cs);
+  return v_norm(pt_to_world(n, sin_h * cs, sin_h * sn, *cos_h));
 }
 
 WS_DEVICE static uint32_t pt_shade_diffuse(const ws_item *it, pt_frame *f, const pt_args *a) {
   const pt_scene *sc = pt_scene_of(a);
-  const pt_material *m = pt_material_of(sc, f->hit_prim);
-  pt_vec3 pos, n;
-  pt_hit_frame(sc, f, &pos, &n);
-  pt_request_shadow(it, f, a, pos, n, pt_prims(sc)[f->hit_prim].material);
+  const uint32_t mi = pt_material_index(sc, f->hit_prim);
+  const pt_material *m = pt_material_at(sc, mi);
+  const pt_surface sf = pt_surface_at(sc, f);
+  const pt_vec3 base = pt_base_color(sc, m, &sf);
+  pt_request_shadow(it, f, a, sf.pos, sf.ns, mi, base);
   uint32_t pixel, sample;
   pt_keys(a, it->id, &pixel, &sample);
   /* cosine-weighted hemisphere: f cos / pdf = albedo */
   const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
   const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
-  const float r = sqrtf(u1);
-  float sn, cs;
-  pt_sincos_2pi(u2, &sn, &cs);
-  const float cz = sqrtf(fmaxf(0.0f, 1.0f - u1));
-  f->dir = v_norm(pt_to_world(n, r * cs, r * sn, cz));
-  f->org = v_madd(pos, n, PT_EPS);
-  f->beta = v_mul(f->beta, m->albedo);
-  f->prev_pos = pos;
+  float cz;
+  f->dir = pt_cosine_dir(sf.ns, u1, u2, &cz);
+  /* below the geometric surface (interpolated normals; on prims ns = ng) */
+  if ((f->hit_prim & PT_TRI_BIT) && v_dot(f->dir, sf.ng) <= 0.0f)
+    return pt_finish(it, f, a);
+  f->org = v_madd(sf.pos, sf.ng, PT_EPS);
+  f->beta = v_mul(f->beta, base);
+  f->prev_pos = sf.pos;
   f->prev_pdf = cz * PT_INV_PI;
   return pt_next_bounce(it, f, a, pixel, sample);
 }
 
 WS_DEVICE static uint32_t pt_shade_glossy(const ws_item *it, pt_frame *f, const pt_args *a) {
   const pt_scene *sc = pt_scene_of(a);
-  const pt_material *m = pt_material_of(sc, f->hit_prim);
-  pt_vec3 pos, n;
-  pt_hit_frame(sc, f, &pos, &n);
-  pt_request_shadow(it, f, a, pos, n, pt_prims(sc)[f->hit_prim].material);
+  const uint32_t mi = pt_material_index(sc, f->hit_prim);
+  const pt_material *m = pt_material_at(sc, mi);
+  const pt_surface sf = pt_surface_at(sc, f);
+  const pt_vec3 base = pt_base_color(sc, m, &sf);
+  const pt_vec3 n = sf.ns;
+  pt_request_shadow(it, f, a, sf.pos, n, mi, base);
   uint32_t pixel, sample;
   pt_keys(a, it->id, &pixel, &sample);
   /* sample the GGX normal distribution D(h) cos(h), reflect wo about h */
   const float alpha2 = m->alpha * m->alpha;
   const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
   const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
-  const float cos2_h = (1.0f - u1) / (1.0f + (alpha2 - 1.0f) * u1);
-  const float cos_h = sqrtf(cos2_h), sin_h = sqrtf(fmaxf(0.0f, 1.0f - cos2_h));
-  float sn, cs;
-  pt_sincos_2pi(u2, &sn, &cs);
-  const pt_vec3 h = v_norm(pt_to_world(n, sin_h * cs, sin_h * sn, cos_h));
+  float cos_h;
+  const pt_vec3 h = pt_ggx_half(n, alpha2, u1, u2, &cos_h);
   const pt_vec3 wo = v_neg(f->dir);
   const float oh = v_dot(wo, h);
   const pt_vec3 wi = v_sub(v_scale(h, 2.0f * oh), wo);
   const float cos_o = v_dot(n, wo), cos_i = v_dot(n, wi);
-  if (oh <= 0.0f || cos_i <= 0.0f || cos_o <= 0.0f)
+  if (oh <= 0.0f || cos_i <= 0.0f || cos_o <= 0.0f || v_dot(wi, sf.ng) <= 0.0f)
     return pt_finish(it, f, a); /* sampled below the surface: absorbed */
   /* f cos_i / pdf = F G (wo.h) / (cos_o cos_h) */
   const float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
-  f->beta = v_mul(f->beta, v_scale(pt_schlick(m->albedo, oh), g * oh / (cos_o * cos_h)));
+  f->beta = v_mul(f->beta, v_scale(pt_schlick(base, oh), g * oh / (cos_o * cos_h)));
   f->prev_pdf = pt_ggx_d(alpha2, cos_h) * cos_h / (4.0f * oh);
-  f->prev_pos = pos;
+  f->prev_pos = sf.pos;
   f->dir = wi;
-  f->org = v_madd(pos, n, PT_EPS);
+  f->org = v_madd(sf.pos, sf.ng, PT_EPS);
+  return pt_next_bounce(it, f, a, pixel, sample);
+}
+
+/* The principled BSDF: pick a lobe (coat, specular, diffuse) with the
+ * PT_DIM_LOBE number, sample it, weight by f cos / (mixture pdf). */
+WS_DEVICE static uint32_t pt_shade_principled(const ws_item *it, pt_frame *f, const pt_args *a) {
+  const pt_scene *sc = pt_scene_of(a);
+  const uint32_t mi = pt_material_index(sc, f->hit_prim);
+  const pt_material *m = pt_material_at(sc, mi);
+  const pt_surface sf = pt_surface_at(sc, f);
+  const pt_vec3 base = pt_base_color(sc, m, &sf);
+  const pt_vec3 n = sf.ns;
+  pt_request_shadow(it, f, a, sf.pos, n, mi, base);
+  uint32_t pixel, sample;
+  pt_keys(a, it->id, &pixel, &sample);
+  const float lobe = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_LOBE);
+  const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
+  const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
+  const pt_vec3 wo = v_neg(f->dir);
+  float pc, ps;
+  pt_principled_probs(m, &pc, &ps);
+  pt_vec3 wi;
+  if (lobe < pc + ps) {
+    const float alpha = lobe < pc ? m->coat_alpha : m->alpha;
+    float cos_h;
+    const pt_vec3 h = pt_ggx_half(n, alpha * alpha, u1, u2, &cos_h);
+    wi = v_sub(v_scale(h, 2.0f * v_dot(wo, h)), wo);
+  } else {
+    float cz;
+    wi = pt_cosine_dir(n, u1, u2, &cz);
+  }
+  if (v_dot(wi, sf.ng) <= 0.0f)
+    return pt_finish(it, f, a);
+  float pdf;
+  const pt_vec3 fv = pt_bsdf_eval(m, base, n, wo, wi, &pdf);
+  if (!(pdf > 0.0f) || v_zero(fv))
+    return pt_finish(it, f, a); /* below the surface: absorbed */
+  f->beta = v_mul(f->beta, v_scale(fv, v_dot(n, wi) / pdf));
+  f->prev_pdf = pdf;
+  f->prev_pos = sf.pos;
+  f->dir = wi;
+  f->org = v_madd(sf.pos, sf.ng, PT_EPS);
   return pt_next_bounce(it, f, a, pixel, sample);
 }
 
 WS_DEVICE static uint32_t pt_shade_dielectric(const ws_item *it, pt_frame *f, const pt_args *a) {
   const pt_scene *sc = pt_scene_of(a);
   const pt_material *m = pt_material_of(sc, f->hit_prim);
-  const pt_prim *p = &pt_prims(sc)[f->hit_prim];
   uint32_t pixel, sample;
   pt_keys(a, it->id, &pixel, &sample);
-  const pt_vec3 pos = v_madd(f->org, f->dir, f->hit_t);
-  const pt_vec3 ng = pt_normal(p, pos);
-  const int entering = v_dot(ng, f->dir) < 0.0f;
-  const pt_vec3 n = entering ? ng : v_neg(ng); /* faces the incoming ray */
+  const pt_surface sf = pt_surface_at(sc, f);
+  const pt_vec3 pos = sf.pos;
+  const int entering = sf.entering;
+  const pt_vec3 n = entering ? sf.nout : v_neg(sf.nout); /* faces the incoming ray */
   const float cos_i = -v_dot(n, f->dir);
   const float lobe = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_LOBE);
   if (m->thin) {
@@ -576,28 +761,41 @@ WS_DEVICE static uint32_t pt_shade_dielectric(const ws_item *it, pt_frame *f, co
 }
 
 /* shade_emissive: an emitter's front side (MIS-weighted against the NEE of
- * the previous vertex) or a miss (black environment); the path ends. */
+ * the previous vertex) or a miss (the environment, if any); the path ends. */
 WS_DEVICE static uint32_t pt_shade_emissive(const ws_item *it, pt_frame *f, const pt_args *a) {
-  if (f->hit_prim != PT_NO_HIT) {
-    const pt_scene *sc = pt_scene_of(a);
-    const pt_prim *p = &pt_prims(sc)[f->hit_prim];
-    const float cos_l = -v_dot(p->n, f->dir);
-    if (cos_l > 0.0f) {
-      float w = 1.0f;
-      if (f->prev_pdf > 0.0f && f->hit_prim == sc->light.prim) {
-        const pt_vec3 x = v_madd(f->org, f->dir, f->hit_t);
-        const pt_vec3 dv = v_sub(x, f->prev_pos);
-        const float pdf_l = v_dot(dv, dv) / (cos_l * sc->light.area);
-        w = f->prev_pdf * f->prev_pdf / (f->prev_pdf * f->prev_pdf + pdf_l * pdf_l);
+  const pt_scene *sc = pt_scene_of(a);
+  if (f->hit_prim == PT_NO_HIT) {
+    if (sc->env_kind != PT_ENV_NONE)
+      f->rad = v_add(f->rad, v_mul(f->beta, pt_env(sc, f->dir)));
+    return pt_finish(it, f, a);
+  }
+  const uint32_t li = pt_light_of(sc, f->hit_prim);
+  /* the emitting side: a quad's normal, a triangle light's recorded normal */
+  pt_vec3 ln;
+  if (f->hit_prim & PT_TRI_BIT) {
+    if (li == PT_NONE)
+      return pt_finish(it, f, a);
+    ln = pt_light_at(sc, li)->n;
+  } else {
+    ln = pt_prims(sc)[f->hit_prim].n;
+  }
+  const float cos_l = -v_dot(ln, f->dir);
+  if (cos_l > 0.0f) {
+    float w = 1.0f;
+    if (f->prev_pdf > 0.0f && li != PT_NONE) {
+      const pt_light *L = pt_light_at(sc, li);
+      const pt_vec3 x = v_madd(f->org, f->dir, f->hit_t);
+      const pt_vec3 dv = v_sub(x, f->prev_pos);
+      const float pdf_l = v_dot(dv, dv) / (cos_l * L->area) * L->select_pdf;
+      w = f->prev_pdf * f->prev_pdf / (f->prev_pdf * f->prev_pdf + pdf_l * pdf_l);
 #if PT_STRATEGY == 1
-        w = 0.0f;
+      w = 0.0f;
 #elif PT_STRATEGY == 2
-        w = 1.0f;
+      w = 1.0f;
 #endif
-      }
-      const pt_vec3 e = pt_material_of(sc, f->hit_prim)->emission;
-      f->rad = v_add(f->rad, v_scale(v_mul(f->beta, e), w));
     }
+    const pt_vec3 e = pt_material_of(sc, f->hit_prim)->emission;
+    f->rad = v_add(f->rad, v_scale(v_mul(f->beta, e), w));
   }
   return pt_finish(it, f, a);
 }

@@ -24,20 +24,37 @@ typedef struct pt_vec3 {
 } pt_vec3;
 
 /* ---- scene ---- */
+#define PT_NONE 0xffffffffu /* no texture / no light / no hit */
+
 enum pt_material_kind {
-  PT_MAT_DIFFUSE = 0,    /* Lambertian, albedo */
+  PT_MAT_DIFFUSE = 0,    /* Lambertian, albedo (times texture and pattern) */
   PT_MAT_GLOSSY = 1,     /* GGX microfacet conductor: Schlick F0 = albedo, roughness alpha */
   PT_MAT_DIELECTRIC = 2, /* smooth glass: exact Fresnel, refraction (ior); thin = a pane */
-  PT_MAT_EMISSIVE = 3    /* one-sided emitter (front = the normal's side), radiance emission */
+  PT_MAT_EMISSIVE = 3,   /* one-sided emitter (front = the normal's side), radiance emission */
+  PT_MAT_PRINCIPLED = 4  /* layered: diffuse + GGX specular (metallic) + sheen, under a clear coat */
 };
 
+enum pt_pattern { PT_PATTERN_NONE = 0, PT_PATTERN_CHECKER = 1 /* world-space 3D checker */ };
+
+/* Materials of files map onto these (docs/pathtracer.md "Materials"): glTF
+ * metallic-roughness gives albedo (base colour), metallic and alpha =
+ * roughness^2; KHR_materials_clearcoat coat and coat_alpha, _sheen sheen,
+ * _ior ior; transmission >= 0.5 makes a dielectric, emission an emitter. */
 typedef struct pt_material {
-  pt_vec3 albedo;   /* diffuse albedo / glossy F0 / dielectric tint */
-  pt_vec3 emission; /* emissive radiance */
-  float alpha;      /* glossy roughness (GGX alpha) */
-  float ior;        /* dielectric index of refraction */
-  uint32_t kind;    /* pt_material_kind */
-  uint32_t thin;    /* dielectric: 1 = thin pane (no bending; transmits shadow rays) */
+  pt_vec3 albedo;        /* diffuse albedo / glossy F0 / dielectric tint / principled base colour */
+  pt_vec3 emission;      /* emissive radiance */
+  float alpha;           /* GGX roughness alpha (glossy, principled specular) */
+  float ior;             /* dielectric index of refraction; principled: specular F0 */
+  uint32_t kind;         /* pt_material_kind */
+  uint32_t thin;         /* dielectric: 1 = thin pane (no bending; transmits shadow rays) */
+  pt_vec3 sheen;         /* principled: sheen colour (0: none) */
+  pt_vec3 pattern_color; /* the checker's second colour */
+  float metallic;        /* principled: 0 dielectric base .. 1 conductor */
+  float coat;            /* principled: clear coat weight in [0, 1] */
+  float coat_alpha;      /* principled: clear coat GGX alpha */
+  float pattern_scale;   /* checker cells per unit */
+  uint32_t texture;      /* base-colour texture (pt_texture index) or PT_NONE */
+  uint32_t pattern;      /* pt_pattern */
 } pt_material;
 
 enum pt_prim_kind { PT_PRIM_SPHERE = 0, PT_PRIM_QUAD = 1 };
@@ -50,16 +67,63 @@ typedef struct pt_prim {
   float r;
   uint32_t kind;
   uint32_t material;
-  uint32_t pad;
+  uint32_t light; /* index in the light list, or PT_NONE */
 } pt_prim;
 
-/* The one area light: a quad (also present in the prim list) */
+/* Triangles (meshes from files) are a second primitive list, kept in BVH
+ * leaf order. A hit on triangle i is hit_prim = PT_TRI_BIT | i; prims keep
+ * their index (< 2^31). */
+#define PT_TRI_BIT 0x80000000u
+
+/* positions: what traversal reads (Woop et al. 2013 needs the vertices) */
+typedef struct pt_tri {
+  pt_vec3 a, b, c;
+} pt_tri;
+
+/* shading data, read once per hit */
+typedef struct pt_tri_shade {
+  pt_vec3 n0, n1, n2; /* unit vertex normals (the face normal where a mesh has none) */
+  float uv[6];        /* texture coordinates of a, b, c */
+  uint32_t material;
+  uint32_t light;     /* index in the light list (emissive triangles), or PT_NONE */
+} pt_tri_shade;
+
+/* BVH node (binned SAH, built on the host): a leaf holds triangles
+ * [first, first + count); an inner node (count = 0) has children first and
+ * first + 1. Node 0 is the root. */
+typedef struct pt_bvh_node {
+  pt_vec3 lo, hi;
+  uint32_t first;
+  uint32_t count;
+} pt_bvh_node;
+
+/* Most BVH levels; the builder makes leaves at this depth, so traversal's
+ * stack (one entry per level) cannot overflow. */
+#define PT_BVH_MAX_DEPTH 48u
+
+enum pt_light_kind { PT_LIGHT_QUAD = 0, PT_LIGHT_TRIANGLE = 1 };
+
+/* An area light: quad p + s*u + t*v or triangle (p, p + u, p + v), one-sided
+ * (emitting towards n). NEE picks light i with probability select_pdf, by
+ * power (luminance * area), through the cumulative cdf. */
 typedef struct pt_light {
   pt_vec3 p, u, v, n; /* corner, edges, unit normal (emitting side) */
   pt_vec3 emission;
   float area;
-  uint32_t prim;
+  uint32_t prim;      /* the prim or PT_TRI_BIT | triangle that emits */
+  uint32_t kind;      /* pt_light_kind */
+  float select_pdf;   /* probability of picking this light (1 for a single light) */
+  float cdf;          /* sum of select_pdf of lights 0..i (the last is 1) */
 } pt_light;
+
+/* A base-colour texture: width * height linear RGB texels (floats) from
+ * texel offset `offset` of the scene's texel array (sRGB decoded on the host). */
+typedef struct pt_texture {
+  uint64_t offset;
+  uint32_t width, height;
+} pt_texture;
+
+enum pt_env_kind { PT_ENV_NONE = 0, PT_ENV_CONSTANT = 1, PT_ENV_SKY = 2 };
 
 typedef struct pt_camera {
   pt_vec3 eye, lower_left, horizontal, vertical; /* pinhole, image plane at distance 1 */
@@ -67,11 +131,22 @@ typedef struct pt_camera {
 
 typedef struct pt_scene {
   pt_camera camera;
-  pt_light light;
   uint64_t prims;     /* pt_prim[prim_count] */
   uint64_t materials; /* pt_material[material_count] */
+  uint64_t lights;    /* pt_light[light_count] */
+  uint64_t tris;      /* pt_tri[tri_count], BVH leaf order */
+  uint64_t tri_shade; /* pt_tri_shade[tri_count] */
+  uint64_t nodes;     /* pt_bvh_node[node_count] */
+  uint64_t textures;  /* pt_texture[] */
+  uint64_t texels;    /* float[] (RGB) */
+  pt_vec3 env_zenith; /* constant: the radiance; sky: radiance straight up */
+  pt_vec3 env_horizon; /* sky: radiance at and below the horizon */
   uint32_t prim_count;
   uint32_t material_count;
+  uint32_t light_count;
+  uint32_t tri_count;
+  uint32_t node_count;
+  uint32_t env_kind; /* pt_env_kind; a miss adds beta * env (BSDF sampling only) */
 } pt_scene;
 
 /* ---- the main path: coroutine frame and continuations ---- */
@@ -83,7 +158,9 @@ typedef struct pt_scene {
   X(pt_vec3, prev_pos) /* last non-specular vertex (MIS of emission hits) */               \
   X(float, prev_pdf)   /* its BSDF pdf (solid angle); 0 = camera or specular: weight 1 */  \
   X(float, hit_t)      /* closest hit of the current ray */                                \
-  X(uint32_t, hit_prim) /* PT_NO_HIT on a miss */                                          \
+  X(float, hit_u)      /* barycentric weights of b and c on a triangle hit */              \
+  X(float, hit_v)                                                                          \
+  X(uint32_t, hit_prim) /* PT_NO_HIT on a miss; PT_TRI_BIT | i for triangle i */           \
   X(uint32_t, depth)   /* index of the vertex being shaded (0 = first hit) */
 
 WS_FRAME(pt_frame, PT_FIELDS)
@@ -96,7 +173,8 @@ enum {
   PT_SHADE_GLOSSY = 3,
   PT_SHADE_DIELECTRIC = 4,
   PT_SHADE_EMISSIVE = 5, /* emissive hit or miss */
-  PT_CONTINUATION_COUNT = 5
+  PT_SHADE_PRINCIPLED = 6, /* the layered BSDF: the heavy one, in its own queue */
+  PT_CONTINUATION_COUNT = 6
 };
 
 /* X(index, function, name) in index order */
@@ -105,7 +183,8 @@ enum {
   X(PT_SHADE_DIFFUSE, pt_shade_diffuse, "shade_diffuse")                                   \
   X(PT_SHADE_GLOSSY, pt_shade_glossy, "shade_glossy")                                      \
   X(PT_SHADE_DIELECTRIC, pt_shade_dielectric, "shade_dielectric")                          \
-  X(PT_SHADE_EMISSIVE, pt_shade_emissive, "shade_emissive")
+  X(PT_SHADE_EMISSIVE, pt_shade_emissive, "shade_emissive")                                \
+  X(PT_SHADE_PRINCIPLED, pt_shade_principled, "shade_principled")
 
 /* ---- the auxiliary pipeline: next-event estimation ---- */
 enum {
@@ -129,10 +208,12 @@ typedef struct pt_shadow {
   pt_vec3 nrm;     /* shading normal, facing wo */
   pt_vec3 wo;      /* towards the previous vertex; then the shadow ray direction */
   pt_vec3 contrib; /* path throughput; then the unoccluded, MIS-weighted contribution */
+  pt_vec3 base;    /* the vertex's base colour (albedo times texture and pattern) */
   float tmax;      /* remaining segment length to the light sample */
   uint32_t item;   /* item id of this dispatch (radiance slot) */
   uint32_t pixel, sample, bounce;
-  uint32_t material;
+  uint32_t material; /* the vertex's material; from trace_shadow on, the prim the
+                        shadow ray skips (a quad light's own), or PT_NO_HIT */
   uint32_t steps; /* thin panes crossed so far */
   uint32_t last;  /* 1: the vertex is the last one (no BSDF continuation: MIS weight 1) */
 } pt_shadow;

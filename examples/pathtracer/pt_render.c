@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "pt.h"
+#include "pt_scene.h"
 #include "wavesched/pool.h"
 
 extern const ws_module_set pathtracer_modules;
@@ -22,7 +23,8 @@ static const char *const pt_stage_names[PT_STAGE_COUNT] = {"sample_light", "trac
 static const char *const pt_stage_kernels[PT_STAGE_COUNT] = {
     "pt_sample_light_kernel", "pt_trace_shadow_kernel", "pt_accumulate_kernel"};
 /* the producers of the shadow pipeline: one shadow request per shading run */
-static const ws_aux_producer pt_producers[] = {{"shade_diffuse", 1}, {"shade_glossy", 1}};
+static const ws_aux_producer pt_producers[] = {
+    {"shade_diffuse", 1}, {"shade_glossy", 1}, {"shade_principled", 1}};
 
 static double now_ms(void) {
   struct timespec ts;
@@ -59,6 +61,47 @@ void pt_options_resolve(pt_options *o, ws_backend_kind backend) {
     o->accounting = pt_default_accounting(backend);
 }
 
+int pt_options_check(const pt_options *o, char *err, size_t err_cap) {
+#define PT_BAD(...)                                                                        \
+  do {                                                                                     \
+    if (err && err_cap)                                                                    \
+      snprintf(err, err_cap, __VA_ARGS__);                                                 \
+    return -1;                                                                             \
+  } while (0)
+  if (!o->width || !o->height)
+    PT_BAD("--width and --height must be positive (got %ux%u)", o->width, o->height);
+  const uint64_t pixels = (uint64_t)o->width * o->height;
+  if (pixels > PT_MAX_PIXELS)
+    PT_BAD("--width x --height: %ux%u = %" PRIu64 " pixels is above the limit of %u pixels",
+           o->width, o->height, pixels, PT_MAX_PIXELS);
+  if (!o->spp)
+    PT_BAD("--spp must be positive");
+  if (!o->max_depth || o->max_depth > PT_MAX_DEPTH)
+    PT_BAD("--max-depth %u is outside [1, %u]", o->max_depth, PT_MAX_DEPTH);
+  if (o->pool > PT_MAX_POOL)
+    PT_BAD("--pool %u is above the limit of %u resident frames", o->pool, PT_MAX_POOL);
+  if (o->shadow_capacity > PT_MAX_POOL)
+    PT_BAD("--shadow-capacity %u is above the limit of %u slots", o->shadow_capacity,
+           PT_MAX_POOL);
+  if (o->layout > WS_LAYOUT_SOA)
+    PT_BAD("--layout: unknown layout %u", o->layout);
+  if (o->accounting < -1 || o->accounting > 2)
+    PT_BAD("--accounting: unknown mode %d", o->accounting);
+  const uint64_t batch = o->batch_spp ? (o->batch_spp < o->spp ? o->batch_spp : o->spp) : 1;
+  const uint64_t items = pixels * batch;
+  if (items > 0xffffffffull)
+    PT_BAD("--batch-spp %" PRIu64 ": a batch of %" PRIu64 " paths is above the limit of %u "
+           "paths per dispatch",
+           batch, items, 0xffffffffu);
+  const uint64_t bytes = items * (o->max_depth + 1u) * 3u * sizeof(float);
+  if (bytes > PT_MAX_BATCH_BYTES)
+    PT_BAD("--batch-spp %" PRIu64 " with --max-depth %u: a batch's radiance and NEE buffers "
+           "need %" PRIu64 " bytes, above the limit of %llu bytes",
+           batch, o->max_depth, bytes, (unsigned long long)PT_MAX_BATCH_BYTES);
+#undef PT_BAD
+  return 0;
+}
+
 uint32_t pt_default_pool(ws_backend_kind backend) {
   return backend == WS_BACKEND_CPU ? 16384u : 1u << 20;
 }
@@ -74,138 +117,6 @@ uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend) {
   return (uint32_t)b;
 }
 
-/* ---- the built-in scene: a Cornell box ----
- * Box [-1,1] x [0,2] x [-1,1], open towards +z where the camera is. A quad
- * area light under the ceiling; a white block with a gold glossy sphere on
- * it, a glass sphere, a small blue diffuse sphere and a thin cyan glass pane. */
-enum {
-  M_WHITE,
-  M_RED,
-  M_GREEN,
-  M_LIGHT,
-  M_BLOCK,
-  M_GOLD,
-  M_GLASS,
-  M_BLUE,
-  M_PANE,
-  M_COUNT
-};
-
-static pt_vec3 hv(float x, float y, float z) {
-  pt_vec3 v = {x, y, z};
-  return v;
-}
-static pt_vec3 hsub(pt_vec3 a, pt_vec3 b) { return hv(a.x - b.x, a.y - b.y, a.z - b.z); }
-static pt_vec3 hcross(pt_vec3 a, pt_vec3 b) {
-  return hv(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
-static pt_vec3 hnorm(pt_vec3 a) {
-  float l = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
-  return hv(a.x / l, a.y / l, a.z / l);
-}
-static pt_vec3 hscale(pt_vec3 a, float s) { return hv(a.x * s, a.y * s, a.z * s); }
-static pt_vec3 hadd(pt_vec3 a, pt_vec3 b) { return hv(a.x + b.x, a.y + b.y, a.z + b.z); }
-
-static pt_material mat(uint32_t kind, pt_vec3 albedo) {
-  pt_material m;
-  memset(&m, 0, sizeof m);
-  m.kind = kind;
-  m.albedo = albedo;
-  m.alpha = 0.2f;
-  m.ior = 1.5f;
-  return m;
-}
-
-/* rectangle corner p, edges u, v (u _|_ v), normal u x v */
-static uint32_t add_quad(pt_prim *pr, uint32_t n, pt_vec3 p, pt_vec3 u, pt_vec3 v, uint32_t m) {
-  memset(&pr[n], 0, sizeof pr[n]);
-  pr[n].kind = PT_PRIM_QUAD;
-  pr[n].p = p;
-  pr[n].u = u;
-  pr[n].v = v;
-  pr[n].n = hnorm(hcross(u, v));
-  pr[n].material = m;
-  return n + 1;
-}
-
-static uint32_t add_sphere(pt_prim *pr, uint32_t n, pt_vec3 c, float r, uint32_t m) {
-  memset(&pr[n], 0, sizeof pr[n]);
-  pr[n].kind = PT_PRIM_SPHERE;
-  pr[n].p = c;
-  pr[n].r = r;
-  pr[n].material = m;
-  return n + 1;
-}
-
-/* axis-aligned block [lo, hi] without its bottom face */
-static uint32_t add_block(pt_prim *pr, uint32_t n, pt_vec3 lo, pt_vec3 hi, uint32_t m) {
-  const float dx = hi.x - lo.x, dy = hi.y - lo.y, dz = hi.z - lo.z;
-  n = add_quad(pr, n, hv(lo.x, hi.y, lo.z), hv(0, 0, dz), hv(dx, 0, 0), m); /* top, +y */
-  n = add_quad(pr, n, hv(lo.x, lo.y, hi.z), hv(dx, 0, 0), hv(0, dy, 0), m); /* front, +z */
-  n = add_quad(pr, n, hv(lo.x, lo.y, lo.z), hv(0, dy, 0), hv(dx, 0, 0), m); /* back, -z */
-  n = add_quad(pr, n, hv(lo.x, lo.y, lo.z), hv(0, 0, dz), hv(0, dy, 0), m); /* left, -x */
-  n = add_quad(pr, n, hv(hi.x, lo.y, lo.z), hv(0, dy, 0), hv(0, 0, dz), m); /* right, +x */
-  return n;
-}
-
-#define PT_SCENE_MAX_PRIMS 32
-
-static void build_scene(pt_scene *sc, pt_material *mats, pt_prim *pr, uint32_t width,
-                        uint32_t height) {
-  memset(sc, 0, sizeof *sc);
-  mats[M_WHITE] = mat(PT_MAT_DIFFUSE, hv(0.73f, 0.73f, 0.73f));
-  mats[M_RED] = mat(PT_MAT_DIFFUSE, hv(0.65f, 0.05f, 0.05f));
-  mats[M_GREEN] = mat(PT_MAT_DIFFUSE, hv(0.12f, 0.45f, 0.15f));
-  mats[M_LIGHT] = mat(PT_MAT_EMISSIVE, hv(0, 0, 0));
-  mats[M_LIGHT].emission = hv(9.5f, 6.8f, 2.4f);
-  mats[M_BLOCK] = mat(PT_MAT_DIFFUSE, hv(0.75f, 0.72f, 0.65f));
-  mats[M_GOLD] = mat(PT_MAT_GLOSSY, hv(1.0f, 0.78f, 0.34f));
-  mats[M_GOLD].alpha = 0.25f;
-  mats[M_GLASS] = mat(PT_MAT_DIELECTRIC, hv(1.0f, 1.0f, 1.0f));
-  mats[M_BLUE] = mat(PT_MAT_DIFFUSE, hv(0.10f, 0.20f, 0.60f));
-  mats[M_PANE] = mat(PT_MAT_DIELECTRIC, hv(0.35f, 0.85f, 0.85f));
-  mats[M_PANE].thin = 1;
-
-  uint32_t n = 0;
-  /* walls: normals point into the box (two-sided anyway) */
-  n = add_quad(pr, n, hv(-1, 0, -1), hv(0, 0, 2), hv(2, 0, 0), M_WHITE);  /* floor */
-  n = add_quad(pr, n, hv(-1, 2, -1), hv(2, 0, 0), hv(0, 0, 2), M_WHITE);  /* ceiling */
-  n = add_quad(pr, n, hv(-1, 0, -1), hv(2, 0, 0), hv(0, 2, 0), M_WHITE);  /* back */
-  n = add_quad(pr, n, hv(-1, 0, -1), hv(0, 2, 0), hv(0, 0, 2), M_RED);    /* left */
-  n = add_quad(pr, n, hv(1, 0, -1), hv(0, 0, 2), hv(0, 2, 0), M_GREEN);   /* right */
-  /* the light: emitting downwards, just under the ceiling */
-  const uint32_t light = n;
-  n = add_quad(pr, n, hv(-0.4f, 1.998f, -0.4f), hv(0.8f, 0, 0), hv(0, 0, 0.8f), M_LIGHT);
-  n = add_block(pr, n, hv(-0.78f, 0.0f, -0.72f), hv(-0.18f, 0.9f, -0.12f), M_BLOCK);
-  n = add_sphere(pr, n, hv(-0.48f, 1.18f, -0.42f), 0.28f, M_GOLD);
-  n = add_sphere(pr, n, hv(0.42f, 0.36f, 0.28f), 0.36f, M_GLASS);
-  n = add_sphere(pr, n, hv(-0.55f, 0.2f, 0.45f), 0.2f, M_BLUE);
-  /* a thin glass pane standing at the back right */
-  n = add_quad(pr, n, hv(0.08f, 0.0f, -0.55f), hv(0.85f, 0, 0), hv(0, 1.1f, 0), M_PANE);
-
-  sc->prim_count = n;
-  sc->material_count = M_COUNT;
-  pt_light *L = &sc->light;
-  L->p = pr[light].p;
-  L->u = pr[light].u;
-  L->v = pr[light].v;
-  L->n = pr[light].n;
-  L->emission = mats[M_LIGHT].emission;
-  L->area = 0.8f * 0.8f;
-  L->prim = light;
-
-  /* pinhole camera looking down -z */
-  pt_camera *c = &sc->camera;
-  const float vfov = 39.0f * 3.14159265f / 180.0f;
-  const float half_h = tanf(vfov / 2.0f), half_w = half_h * (float)width / (float)height;
-  const pt_vec3 eye = hv(0.0f, 1.0f, 3.9f), fwd = hv(0, 0, -1), right = hv(1, 0, 0),
-                up = hv(0, 1, 0);
-  c->eye = eye;
-  c->horizontal = hscale(right, 2.0f * half_w);
-  c->vertical = hscale(up, 2.0f * half_h);
-  c->lower_left = hsub(hsub(hadd(eye, fwd), hscale(right, half_w)), hscale(up, half_h));
-}
-
 /* ---- the render ---- */
 typedef struct pt_ctx {
   ws_device *dev;
@@ -215,7 +126,8 @@ typedef struct pt_ctx {
   ws_scheduler *sched;
   ws_pool *pool;
   ws_kernel stage_k[PT_STAGE_COUNT], resolve_k;
-  ws_buffer *scene, *prims, *mats, *args, *radiance, *nee, *accum, *counters;
+  ws_buffer *scene, *prims, *mats, *lights, *tris, *shade, *nodes, *textures, *texels;
+  ws_buffer *args, *radiance, *nee, *accum, *counters;
   uint64_t args_addr;
   uint32_t capacity;
 } pt_ctx;
@@ -285,15 +197,8 @@ static void collect(const ws_scheduler *s, pt_stats *st) {
 }
 
 static ws_status check_options(pt_ctx *c) {
-  const pt_options *o = &c->o;
-  if (!o->width || !o->height || !o->spp || !o->max_depth)
-    return fail(c, WS_EINVAL, "width, height, spp and max depth must be positive");
-  if ((uint64_t)o->width * o->height > (1u << 26))
-    return fail(c, WS_EINVAL, "image of %ux%u pixels is too large", o->width, o->height);
-  if (o->max_depth > 64)
-    return fail(c, WS_EINVAL, "max depth %u is above 64", o->max_depth);
-  if (o->layout > WS_LAYOUT_SOA || o->accounting < -1 || o->accounting > 2)
-    return fail(c, WS_EINVAL, "bad layout or accounting");
+  if (pt_options_check(&c->o, c->err, c->err_cap) != 0)
+    return WS_EINVAL;
   return WS_OK;
 }
 
@@ -303,6 +208,12 @@ static void destroy_ctx(pt_ctx *c) {
   ws_buffer_destroy(c->scene);
   ws_buffer_destroy(c->prims);
   ws_buffer_destroy(c->mats);
+  ws_buffer_destroy(c->lights);
+  ws_buffer_destroy(c->tris);
+  ws_buffer_destroy(c->shade);
+  ws_buffer_destroy(c->nodes);
+  ws_buffer_destroy(c->textures);
+  ws_buffer_destroy(c->texels);
   ws_buffer_destroy(c->args);
   ws_buffer_destroy(c->radiance);
   ws_buffer_destroy(c->nee);
@@ -332,6 +243,8 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   pt_options_resolve(o, ws_device_backend(dev));
   if (o->batch_spp > o->spp)
     o->batch_spp = o->spp;
+  if ((rc = check_options(&c)) != WS_OK) /* again, with the resolved defaults */
+    return rc;
   const int pipeline = o->nee_mode == PT_NEE_PIPELINE;
   c.capacity = o->shadow_capacity ? o->shadow_capacity : o->pool; /* R * b, b = 1 */
   const uint32_t pixels = o->width * o->height;
@@ -339,17 +252,45 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   if (max_items > 0xffffffffu)
     return fail(&c, WS_EINVAL, "a batch of %" PRIu64 " paths is too large", max_items);
 
-  /* scene */
+  /* scene: the caller's (finished), or the built-in Cornell box */
+  pt_host_scene own;
+  pt_scene_init(&own);
+  const pt_host_scene *hs = o->scene;
+  if (!hs) {
+    if (pt_scene_add_cornell(&own, 1) || pt_scene_finish(&own, c.err, c.err_cap)) {
+      pt_scene_free(&own);
+      return fail(&c, WS_ENOMEM, "out of memory for the built-in scene");
+    }
+    hs = &own;
+  } else if (!hs->finished) {
+    return fail(&c, WS_EINVAL, "the scene was not finished (pt_scene_finish)");
+  }
   pt_scene sc;
-  pt_material mats[M_COUNT];
-  pt_prim prims[PT_SCENE_MAX_PRIMS];
-  build_scene(&sc, mats, prims, o->width, o->height);
+  memset(&sc, 0, sizeof sc);
+  pt_scene_camera(hs, o->width, o->height, &sc.camera);
+  sc.prim_count = hs->prim_count;
+  sc.material_count = hs->mat_count;
+  sc.light_count = hs->light_count;
+  sc.tri_count = hs->tri_count;
+  sc.node_count = hs->node_count;
+  sc.env_kind = hs->env_kind;
+  sc.env_zenith = hs->env_zenith;
+  sc.env_horizon = hs->env_horizon;
 #define PT_TRY(call, what)                                                                 \
   do {                                                                                     \
     if ((rc = (call)) != WS_OK) {                                                          \
       fail(&c, rc, "%s: %s (%s)", what, ws_strerror(rc), ws_device_last_error(dev));       \
       goto out;                                                                            \
     }                                                                                      \
+  } while (0)
+/* an array of the scene at a device address (empty arrays get a small buffer
+ * that nothing reads, so every address is valid) */
+#define PT_UPLOAD(buf, ptr, count, what)                                                   \
+  do {                                                                                     \
+    const size_t bytes_ = (size_t)(count) * sizeof *(ptr);                                 \
+    PT_TRY(ws_buffer_create(dev, bytes_ ? bytes_ : 64, &(buf)), what " buffer");           \
+    if (bytes_)                                                                            \
+      PT_TRY(ws_buffer_write((buf), 0, (ptr), bytes_), what " upload");                    \
   } while (0)
   if ((rc = ws_kernel_find(dev, &pathtracer_modules, "pt_resolve", &c.resolve_k)) != WS_OK) {
     fail(&c, rc, "the path tracer's kernels are not built for the %s backend: %s",
@@ -359,14 +300,25 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   for (uint32_t s = 0; s < PT_STAGE_COUNT; ++s)
     PT_TRY(ws_kernel_find(dev, &pathtracer_modules, pt_stage_kernels[s], &c.stage_k[s]),
            "stage kernel");
-  PT_TRY(ws_buffer_create(dev, sizeof prims, &c.prims), "scene buffer");
-  PT_TRY(ws_buffer_create(dev, sizeof mats, &c.mats), "scene buffer");
+  PT_UPLOAD(c.prims, hs->prims, hs->prim_count, "primitive");
+  PT_UPLOAD(c.mats, hs->mats, hs->mat_count, "material");
+  PT_UPLOAD(c.lights, hs->lights, hs->light_count, "light");
+  PT_UPLOAD(c.tris, hs->tris, hs->tri_count, "triangle");
+  PT_UPLOAD(c.shade, hs->shade, hs->tri_count, "triangle shading");
+  PT_UPLOAD(c.nodes, hs->nodes, hs->node_count, "BVH");
+  PT_UPLOAD(c.textures, hs->textures, hs->tex_count, "texture");
+  PT_UPLOAD(c.texels, hs->texels, hs->texel_count, "texel");
   PT_TRY(ws_buffer_create(dev, sizeof sc, &c.scene), "scene buffer");
   sc.prims = ws_buffer_address(c.prims);
   sc.materials = ws_buffer_address(c.mats);
-  PT_TRY(ws_buffer_write(c.prims, 0, prims, sizeof prims), "scene upload");
-  PT_TRY(ws_buffer_write(c.mats, 0, mats, sizeof mats), "scene upload");
+  sc.lights = ws_buffer_address(c.lights);
+  sc.tris = ws_buffer_address(c.tris);
+  sc.tri_shade = ws_buffer_address(c.shade);
+  sc.nodes = ws_buffer_address(c.nodes);
+  sc.textures = ws_buffer_address(c.textures);
+  sc.texels = ws_buffer_address(c.texels);
   PT_TRY(ws_buffer_write(c.scene, 0, &sc, sizeof sc), "scene upload");
+#undef PT_UPLOAD
 
   /* per-batch buffers */
   PT_TRY(ws_buffer_create(dev, sizeof(pt_args), &c.args), "argument buffer");
@@ -405,7 +357,7 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
                                pt_stage_names,
                                (uint32_t)((sizeof(pt_shadow) + 7) & ~(size_t)7),
                                pt_producers,
-                               2,
+                               3,
                                run_stage,
                                &c};
     PT_TRY(ws_pool_create(dev, &pc, &c.pool), "shadow pool");
@@ -497,6 +449,7 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
 #undef PT_TRY
 out:
   destroy_ctx(&c);
+  pt_scene_free(&own);
   return rc;
 }
 

@@ -10,6 +10,8 @@
 
 #include "wavesched/wavesched.h"
 
+struct pt_host_scene;
+
 #define PT_MAX_NODES 16
 #define PT_NAME_LEN 32
 
@@ -31,6 +33,8 @@ typedef struct pt_options {
                                   -1 = pt_default_accounting(backend) (default) */
   bool verify;                 /* verify queues every iteration */
   bool no_shadow_counters;     /* skip the shadow-ray outcome atomics (pt_stats.shadow = 0) */
+  /* the scene (pt_scene.h, finished); NULL = the built-in Cornell box */
+  const struct pt_host_scene *scene;
   /* called after every batch (a dispatch and its resolve) */
   void (*progress)(void *user, uint32_t done_spp, uint32_t spp, double elapsed_ms);
   void *progress_user;
@@ -59,11 +63,21 @@ typedef struct pt_stats {
   uint32_t pool, shadow_capacity;
 } pt_stats;
 
+/* Limits checked before anything is allocated (pt_options_check): */
+#define PT_MAX_PIXELS (1u << 26)          /* width * height (8192 x 8192) */
+#define PT_MAX_DEPTH 64u                  /* max_depth */
+#define PT_MAX_POOL (1u << 24)            /* pool and shadow_capacity */
+#define PT_MAX_BATCH_BYTES (4ull << 30)   /* radiance + NEE buffers of one batch */
+
 /* Defaults for every field (256x256, 16 spp, depth 6, wavefront, ...). */
 pt_options pt_options_default(void);
 /* Replaces the backend-dependent defaults left open (pool = 0, batch_spp =
  * 0, accounting = -1) with their values; pt_render does the same. */
 void pt_options_resolve(pt_options *o, ws_backend_kind backend);
+/* Checks every size in 64-bit against the limits above; call it after
+ * pt_options_resolve (a batch_spp of 0 is checked as 1). 0, or -1 with a
+ * message naming the CLI option and the limit. */
+int pt_options_check(const pt_options *o, char *err, size_t err_cap);
 /* Resident frames when pool = 0: 16384 on the CPU, 1 Mi on a GPU. */
 uint32_t pt_default_pool(ws_backend_kind backend);
 /* Accounting when accounting = -1: fused on CUDA, whose fused count updates

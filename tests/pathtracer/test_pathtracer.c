@@ -13,8 +13,18 @@
  *       - energy: no NaN/Inf/negative value, mean radiance within bounds;
  *       - another seed gives another image.
  *   test_pathtracer --compare-backends cpu,cuda [--width W --height H --spp N]
+ *                   [--scene FILE]
  *       renders the same image on both backends and reports the max/mean
  *       per-pixel difference; passes under the documented tolerance.
+ *   test_pathtracer --scene FILE [--backend B]
+ *       a real scene (docs/pathtracer.md "Scenes"), 32x32, 4 spp: wavefront
+ *       (pipeline, inline NEE, SoA + fused) and megakernel bit-identical,
+ *       every shading continuation ran, the shadow statistics add up, the
+ *       mean radiance within the stated tolerance of the checked-in
+ *       reference; skipped (77) when the scene's model files are missing.
+ *   test_pathtracer --bvh
+ *       the BVH (pt_scene.c, pt_geom.h) against brute force on random rays
+ *       and triangles, and watertightness on a shared-edge grid.
  *
  * Exit status: 0 pass, 1 fail, 77 skipped (no device / kernels not built for
  * the backend), 2 usage. */
@@ -26,7 +36,9 @@
 #include <string.h>
 
 #include "pt.h"
+#include "pt_geom.h"
 #include "pt_render.h"
+#include "pt_scene.h"
 
 #define SKIP 77
 
@@ -61,6 +73,19 @@ static void check(int ok, const char *fmt, ...) {
   va_end(ap);
   if (!ok)
     failures += 1;
+}
+
+/* The Cornell box must render as before the scene work: FNV-1a 64 of the
+ * float image of pt_options_default() at 32x32, 4 spp on the CPU, computed
+ * with the code before the change (commit 6c0f40c). */
+#define PT_CORNELL_32X32X4_FNV 0x8e823f3d083cb4feull
+
+static uint64_t fnv1a(const void *p, size_t n) {
+  const unsigned char *b = p;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
 }
 
 static pt_options tiny(void) {
@@ -253,7 +278,21 @@ static int test_backend(const char *backend) {
   render inc = run(dev, &o, "incremental");
   check(same(&w, &inc, &base), "incremental accounting, pool 512: bit-identical");
 
-  /* 7. the seed matters */
+  /* 7. the built-in scene did not change (the CPU's bits; other backends
+   * compare against the CPU in --compare-backends) */
+  if (strcmp(backend, "cpu") == 0) {
+    pt_options d = pt_options_default();
+    d.width = 32;
+    d.height = 32;
+    d.spp = 4;
+    render c = run(dev, &d, "default");
+    const uint64_t h = c.st == WS_OK ? fnv1a(c.img, (size_t)32 * 32 * 3 * sizeof(float)) : 0;
+    check(h == PT_CORNELL_32X32X4_FNV,
+          "the Cornell box image is the one before the scene work (FNV %016" PRIx64 ")", h);
+    free(c.img);
+  }
+
+  /* 8. the seed matters */
   o = base;
   o.seed = 2;
   render s2 = run(dev, &o, "seed 2");
@@ -272,7 +311,265 @@ static int test_backend(const char *backend) {
   return failures ? 1 : 0;
 }
 
-static int compare_backends(const char *list, uint32_t width, uint32_t height, uint32_t spp) {
+/* ---- real scenes ---- */
+
+/* The reference for scenes/engine-bunny.scene at 32x32, 4 spp, depth 6
+ * (the test image): the converged mean radiance of the same 32x32 image,
+ * computed once on the CPU with 4096 spp (seed 1000; docs/pathtracer.md).
+ * Tiny renders of seeds 1..16 fall within PT_SCENE_MEAN_TOL (relative) of
+ * it: the bound catches a lost or doubled strategy, not noise. */
+#define PT_SCENE_REFERENCE_MEAN 0.27302
+#define PT_SCENE_MEAN_TOL 0.15
+
+/* Loads a scene; 77 (skip) when a model file of it is missing. */
+static int load_scene(const char *file, pt_host_scene *sc) {
+  char err[1024];
+  pt_scene_init(sc);
+  if (pt_scene_load(sc, file, err, sizeof err) != 0 || pt_scene_finish(sc, err, sizeof err) != 0) {
+    const int missing = strstr(err, "cannot open") != NULL;
+    printf("%s: %s\n", missing ? "SKIP" : "FAIL", err);
+    if (missing)
+      printf("  (scripts/deps installs assimp-testmodels and glmark2-data)\n");
+    pt_scene_free(sc);
+    return missing ? SKIP : 1;
+  }
+  return 0;
+}
+
+static int test_scene(const char *backend, const char *file, uint32_t seeds, double reference,
+                      double tolerance) {
+  pt_host_scene sc;
+  int rc = load_scene(file, &sc);
+  if (rc)
+    return rc;
+  ws_device *dev = NULL;
+  if ((rc = open_device(backend, &dev)) != 0) {
+    pt_scene_free(&sc);
+    return rc;
+  }
+  printf("scene %s on %s: %u triangles, BVH %u nodes (depth %u), %u materials, %u lights\n", file,
+         ws_device_name(dev), sc.tri_count, sc.node_count, sc.bvh_depth, sc.mat_count,
+         sc.light_count);
+  pt_options base = tiny();
+  base.scene = &sc;
+  base.pool = 256;
+  if (seeds) { /* --seeds N: the spread of the test image's mean (to set the tolerance) */
+    for (uint32_t k = 1; k <= seeds; ++k) {
+      pt_options o = base;
+      o.seed = k;
+      o.scheduler = WS_SCHEDULER_MEGAKERNEL;
+      render r = run(dev, &o, "seed");
+      printf("seed %u mean %.6f\n", k, pt_image_mean(r.img, o.width, o.height, NULL));
+      free(r.img);
+    }
+    ws_device_destroy(dev);
+    pt_scene_free(&sc);
+    return 0;
+  }
+  render w = run(dev, &base, "wavefront");
+  if (w.st == WS_ENOKERNEL) {
+    printf("SKIP: the path tracer's kernels are not built for %s\n", backend);
+    free(w.img);
+    ws_device_destroy(dev);
+    pt_scene_free(&sc);
+    return SKIP;
+  }
+  check(w.st == WS_OK, "wavefront render of the scene");
+  const pt_stats *s = &w.stats;
+  const uint64_t producers = executed(s->nodes, s->node_count, "shade_diffuse") +
+                             executed(s->nodes, s->node_count, "shade_glossy") +
+                             executed(s->nodes, s->node_count, "shade_principled");
+  const uint64_t sampled = executed(s->aux, s->aux_count, "sample_light");
+  check(w.st == WS_OK && sampled == producers,
+        "one shadow request per diffuse/glossy/principled run (%" PRIu64 " = %" PRIu64 ")", sampled,
+        producers);
+  const uint64_t *sr = s->shadow;
+  check(sampled == sr[PT_CTR_REJECTED] + sr[PT_CTR_OCCLUDED] + sr[PT_CTR_UNOCCLUDED] &&
+            sr[PT_CTR_OCCLUDED] > 0 && sr[PT_CTR_UNOCCLUDED] > 0,
+        "shadow rays: %" PRIu64 " occluded (triangles), %" PRIu64 " unoccluded, %" PRIu64
+        " rejected",
+        sr[PT_CTR_OCCLUDED], sr[PT_CTR_UNOCCLUDED], sr[PT_CTR_REJECTED]);
+  check(executed(s->nodes, s->node_count, "shade_principled") > 0 &&
+            executed(s->nodes, s->node_count, "shade_dielectric") > 0 &&
+            executed(s->nodes, s->node_count, "shade_diffuse") > 0 &&
+            executed(s->nodes, s->node_count, "shade_emissive") > 0,
+        "principled %" PRIu64 ", dielectric %" PRIu64 ", diffuse %" PRIu64 ", emissive %" PRIu64
+        " runs",
+        executed(s->nodes, s->node_count, "shade_principled"),
+        executed(s->nodes, s->node_count, "shade_dielectric"),
+        executed(s->nodes, s->node_count, "shade_diffuse"),
+        executed(s->nodes, s->node_count, "shade_emissive"));
+  uint64_t bad = 0;
+  const double mean = w.st == WS_OK ? pt_image_mean(w.img, base.width, base.height, &bad) : 0.0;
+  check(w.st == WS_OK && bad == 0, "no NaN, Inf or negative value (%" PRIu64 " found)", bad);
+  const double rel = fabs(mean - reference) / reference;
+  check(rel <= tolerance, "mean radiance %.5f within %.0f%% of the reference %.5f (%.1f%%)", mean,
+        tolerance * 100, reference, rel * 100);
+  pt_options o = base;
+  o.scheduler = WS_SCHEDULER_MEGAKERNEL;
+  render m = run(dev, &o, "megakernel");
+  check(same(&w, &m, &base), "megakernel image is bit-identical to the wavefront image");
+  check(m.st == WS_OK && memcmp(m.stats.shadow, w.stats.shadow, sizeof w.stats.shadow) == 0,
+        "megakernel shadow-ray outcomes equal the pipeline's");
+  o = base;
+  o.nee_mode = PT_NEE_INLINE;
+  render wi = run(dev, &o, "wavefront inline");
+  check(same(&w, &wi, &base), "wavefront with inline NEE: bit-identical");
+  o = base;
+  o.layout = WS_LAYOUT_SOA;
+  o.accounting = 2;
+  o.pool = 100;
+  render sf = run(dev, &o, "soa fused");
+  check(same(&w, &sf, &base), "SoA, fused accounting, pool 100: bit-identical");
+  render *all[] = {&w, &m, &wi, &sf};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    free(all[i]->img);
+  ws_device_destroy(dev);
+  pt_scene_free(&sc);
+  printf("%d checks, %d failed\n", checks, failures);
+  return failures ? 1 : 0;
+}
+
+/* ---- the BVH against brute force ---- */
+static uint32_t rng_state = 12345u;
+static float frand(void) { /* xorshift32 -> [0, 1) */
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return (float)(rng_state >> 8) * (1.0f / 16777216.0f);
+}
+static pt_vec3 rvec(float lo, float hi) {
+  return v3(lo + (hi - lo) * frand(), lo + (hi - lo) * frand(), lo + (hi - lo) * frand());
+}
+
+static uint32_t brute(const pt_tri *tris, uint32_t n, const pt_ray *r, float tmax, float *tbest) {
+  uint32_t best = PT_NONE;
+  *tbest = tmax;
+  for (uint32_t i = 0; i < n; ++i) {
+    float u, v;
+    const float t = pt_tri_hit(&tris[i], r, PT_EPS, *tbest, &u, &v);
+    if (t < *tbest) {
+      *tbest = t;
+      best = i;
+    }
+  }
+  return best;
+}
+
+static int test_bvh(void) {
+  /* a soup of random triangles (small and large, overlapping), then a
+   * 32 x 32 grid of quads (two triangles each) sharing edges and vertices */
+  const uint32_t soup = 2000, grid = 32, n = soup + grid * grid * 2;
+  pt_tri *tris = calloc(n, sizeof *tris);
+  if (!tris)
+    return 1;
+  for (uint32_t i = 0; i < soup; ++i) {
+    const pt_vec3 c = rvec(-1.0f, 1.0f);
+    const float size = i % 50 == 0 ? 0.8f : 0.08f;
+    tris[i].a = v_add(c, rvec(-size, size));
+    tris[i].b = v_add(c, rvec(-size, size));
+    tris[i].c = v_add(c, rvec(-size, size));
+  }
+  for (uint32_t y = 0; y < grid; ++y)
+    for (uint32_t x = 0; x < grid; ++x) {
+      const float s = 2.0f / (float)grid, x0 = -1.0f + s * (float)x, y0 = -1.0f + s * (float)y;
+      const float z = -3.0f;
+      pt_tri *t = &tris[soup + (y * grid + x) * 2];
+      t[0].a = v3(x0, y0, z);
+      t[0].b = v3(x0 + s, y0, z);
+      t[0].c = v3(x0 + s, y0 + s, z);
+      t[1].a = v3(x0, y0, z);
+      t[1].b = v3(x0 + s, y0 + s, z);
+      t[1].c = v3(x0, y0 + s, z);
+    }
+  pt_tri *orig = malloc((size_t)n * sizeof *orig);
+  if (!orig)
+    return 1;
+  memcpy(orig, tris, (size_t)n * sizeof *tris);
+  pt_bvh_node *nodes = NULL;
+  uint32_t node_count = 0, depth = 0;
+  const int built = pt_bvh_build(tris, NULL, n, &nodes, &node_count, &depth);
+  check(built == 0, "BVH of %u triangles: %u nodes, depth %u", n, node_count, depth);
+  /* every triangle in exactly one leaf, leaves inside their parents' boxes */
+  uint32_t covered = 0, boxes_ok = 1;
+  for (uint32_t i = 0; i < node_count; ++i) {
+    const pt_bvh_node *nd = &nodes[i];
+    if (nd->count) {
+      covered += nd->count;
+      for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
+        const pt_vec3 p[3] = {tris[k].a, tris[k].b, tris[k].c};
+        for (int j = 0; j < 3; ++j)
+          boxes_ok &= p[j].x >= nd->lo.x && p[j].x <= nd->hi.x && p[j].y >= nd->lo.y &&
+                      p[j].y <= nd->hi.y && p[j].z >= nd->lo.z && p[j].z <= nd->hi.z;
+      }
+    }
+  }
+  check(covered == n && boxes_ok && depth < PT_BVH_MAX_DEPTH,
+        "leaves hold %u of %u triangles, each inside its leaf's box", covered, n);
+  pt_scene sc;
+  memset(&sc, 0, sizeof sc);
+  sc.tris = (uint64_t)(uintptr_t)tris;
+  sc.nodes = (uint64_t)(uintptr_t)nodes;
+  sc.tri_count = n;
+  sc.node_count = node_count;
+  /* random rays: closest hit and any hit agree with brute force */
+  /* (brute force costs rays x triangles: 20 M tests, seconds in an ASan build) */
+  uint32_t rays = 5000, mismatch = 0, any_mismatch = 0, hits = 0;
+  for (uint32_t i = 0; i < rays; ++i) {
+    const pt_vec3 o = rvec(-2.5f, 2.5f);
+    const pt_vec3 d = v_norm(v_sub(rvec(-1.0f, 1.0f), o));
+    const pt_ray r = pt_ray_make(o, d);
+    const float tmax = i % 3 == 0 ? 1.5f : PT_INF;
+    float tb, tv = tmax, u = 0, v = 0;
+    const uint32_t b = brute(tris, n, &r, tmax, &tb);
+    const uint32_t h = pt_bvh_hit(&sc, &r, PT_EPS, &tv, &u, &v, 0);
+    /* the same distance; the same triangle unless two tie at that distance */
+    if (b != h && !(b != PT_NONE && h != PT_NONE && tb == tv))
+      mismatch += 1;
+    else if (b != PT_NONE && tb != tv)
+      mismatch += 1;
+    hits += b != PT_NONE;
+    any_mismatch += (b != PT_NONE) != pt_tri_occluded(&sc, o, d, tmax);
+  }
+  check(mismatch == 0, "closest hit: BVH = brute force on %u random rays (%u hit; %u differ)", rays,
+        hits, mismatch);
+  check(any_mismatch == 0, "any hit (shadow rays): BVH = brute force (%u differ)", any_mismatch);
+  /* watertight: rays through the grid's shared edges and vertices, from
+   * random points in front of it, never slip through (the soup is moved away) */
+  for (uint32_t i = 0; i < soup; ++i) /* (the build reordered tris; orig is as made) */
+    orig[i].a = orig[i].b = orig[i].c = v3(50.0f, 50.0f, 50.0f);
+  free(nodes);
+  memcpy(tris, orig, (size_t)n * sizeof *tris);
+  check(pt_bvh_build(tris, NULL, n, &nodes, &node_count, &depth) == 0, "BVH of the grid alone");
+  sc.nodes = (uint64_t)(uintptr_t)nodes;
+  sc.node_count = node_count;
+  uint32_t leaks = 0, probes = 0, brute_leaks = 0;
+  for (uint32_t y = 1; y < grid; ++y)
+    for (uint32_t x = 1; x < grid; ++x)
+      for (int k = 0; k < 3; ++k) { /* a vertex, a horizontal and a diagonal edge point */
+        const float s = 2.0f / (float)grid;
+        const float px = -1.0f + s * (float)x + (k == 1 ? 0.5f * s : 0.0f) + (k == 2 ? 0.25f * s : 0.0f);
+        const float py = -1.0f + s * (float)y + (k == 2 ? 0.25f * s : 0.0f);
+        const pt_vec3 o = v_add(v3(px, py, 0.0f), rvec(-0.3f, 0.3f));
+        const pt_ray r = pt_ray_make(o, v_norm(v_sub(v3(px, py, -3.0f), o)));
+        float t = PT_INF, u, v;
+        probes += 1;
+        leaks += pt_bvh_hit(&sc, &r, PT_EPS, &t, &u, &v, 0) == PT_NONE;
+        brute_leaks += brute(tris, n, &r, PT_INF, &t) == PT_NONE;
+      }
+  check(leaks == 0 && brute_leaks == 0,
+        "watertight: %u rays through shared edges and vertices, %u slipped through (%u without "
+        "the BVH)",
+        probes, leaks, brute_leaks);
+  free(nodes);
+  free(tris);
+  free(orig);
+  printf("%d checks, %d failed\n", checks, failures);
+  return failures ? 1 : 0;
+}
+
+static int compare_backends(const char *list, uint32_t width, uint32_t height, uint32_t spp,
+                            const char *scene_file) {
   char a_name[32], b_name[32];
   const char *comma = strchr(list, ',');
   if (!comma || comma - list >= (long)sizeof a_name || strlen(comma + 1) >= sizeof b_name) {
@@ -283,14 +580,23 @@ static int compare_backends(const char *list, uint32_t width, uint32_t height, u
   a_name[comma - list] = '\0';
   strcpy(b_name, comma + 1);
   ws_device *da = NULL, *db = NULL;
-  int rc = open_device(a_name, &da);
-  if (rc)
+  pt_host_scene sc;
+  int rc;
+  if (scene_file && (rc = load_scene(scene_file, &sc)) != 0)
     return rc;
+  if ((rc = open_device(a_name, &da)) != 0) {
+    if (scene_file)
+      pt_scene_free(&sc);
+    return rc;
+  }
   if ((rc = open_device(b_name, &db)) != 0) {
     ws_device_destroy(da);
+    if (scene_file)
+      pt_scene_free(&sc);
     return rc;
   }
   pt_options o = pt_options_default();
+  o.scene = scene_file ? &sc : NULL;
   o.width = width;
   o.height = height;
   o.spp = spp;
@@ -339,13 +645,17 @@ static int compare_backends(const char *list, uint32_t width, uint32_t height, u
   free(rb.img);
   ws_device_destroy(da);
   ws_device_destroy(db);
+  if (scene_file)
+    pt_scene_free(&sc);
   return result;
 }
 
 int main(int argc, char **argv) {
   const char *backend = getenv("WS_TEST_BACKEND") ? getenv("WS_TEST_BACKEND") : "cpu";
-  const char *compare = NULL;
-  uint32_t width = 64, height = 64, spp = 8;
+  const char *compare = NULL, *scene = NULL;
+  uint32_t width = 64, height = 64, spp = 8, seeds = 0;
+  double reference = PT_SCENE_REFERENCE_MEAN, tolerance = PT_SCENE_MEAN_TOL;
+  int bvh = 0;
   for (int i = 1; i < argc; ++i) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(argv[i], "--backend") == 0 && v)
@@ -354,6 +664,16 @@ int main(int argc, char **argv) {
       backend = argv[i] + 10;
     else if (strcmp(argv[i], "--compare-backends") == 0 && v)
       compare = argv[++i];
+    else if (strcmp(argv[i], "--scene") == 0 && v)
+      scene = argv[++i];
+    else if (strcmp(argv[i], "--bvh") == 0)
+      bvh = 1;
+    else if (strcmp(argv[i], "--reference") == 0 && v)
+      reference = strtod(argv[++i], NULL);
+    else if (strcmp(argv[i], "--tolerance") == 0 && v)
+      tolerance = strtod(argv[++i], NULL);
+    else if (strcmp(argv[i], "--seeds") == 0 && v)
+      seeds = (uint32_t)strtoul(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--width") == 0 && v)
       width = (uint32_t)strtoul(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--height") == 0 && v)
@@ -362,8 +682,11 @@ int main(int argc, char **argv) {
       spp = (uint32_t)strtoul(argv[++i], NULL, 10);
     else {
       fprintf(stderr,
-              "usage: test_pathtracer [--backend cpu|cuda|vulkan]\n"
-              "       test_pathtracer --compare-backends cpu,cuda [--width W --height H --spp N]\n");
+              "usage: test_pathtracer [--backend cpu|cuda|vulkan] [--scene FILE [--seeds N]\n"
+              "                       [--reference MEAN --tolerance FRACTION]]\n"
+              "       test_pathtracer --compare-backends cpu,cuda [--width W --height H --spp N]"
+              " [--scene FILE]\n"
+              "       test_pathtracer --bvh\n");
       return 2;
     }
   }
@@ -371,5 +694,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_pathtracer: width, height and spp must be positive\n");
     return 2;
   }
-  return compare ? compare_backends(compare, width, height, spp) : test_backend(backend);
+  if (bvh)
+    return test_bvh();
+  if (compare)
+    return compare_backends(compare, width, height, spp, scene);
+  if (scene && !(reference > 0.0 && tolerance > 0.0)) {
+    fprintf(stderr, "test_pathtracer: --reference and --tolerance must be positive\n");
+    return 2;
+  }
+  return scene ? test_scene(backend, scene, seeds, reference, tolerance) : test_backend(backend);
 }

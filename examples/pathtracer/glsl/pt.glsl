@@ -10,8 +10,9 @@
  * literal, no double rounding through the GLSL front end).
  *
  * Layouts (scalar block layout = C offsets; sizes checked against the C
- * structs): pt_material 40, pt_prim 64, pt_light 68, pt_camera 48, pt_scene
- * 144 (explicit offsets below), pt_args 112, pt_shadow 80, pt_stage_args 56,
+ * structs): pt_material 88, pt_prim 64, pt_light 80, pt_tri 36, pt_tri_shade
+ * 68, pt_bvh_node 32, pt_texture 16, pt_camera 48, pt_scene 160 (explicit
+ * offsets below), pt_args 112, pt_shadow 92, pt_stage_args 56,
  * pt_resolve_args 40. pt_vec3 (struct of 3 floats) is vec3 (size 12, align 4). */
 #ifndef WS_PT_GLSL
 #define WS_PT_GLSL
@@ -26,20 +27,34 @@
 #define PT_INF uintBitsToFloat(0x7149f2cau)         /* 1e30f */
 #define PT_DEN_EPS uintBitsToFloat(0x3089705fu)     /* 1e-9f */
 #define PT_RR_MAX uintBitsToFloat(0x3f733333u)      /* 0.95f */
+#define PT_F004 uintBitsToFloat(0x3d23d70au)        /* 0.04f */
+#define PT_F096 uintBitsToFloat(0x3f75c28fu)        /* 0.96f */
+#define PT_BOX_WIDEN uintBitsToFloat(0x3f800002u)   /* 1.00000024f */
 
 #define PT_MAT_DIFFUSE 0u
 #define PT_MAT_GLOSSY 1u
 #define PT_MAT_DIELECTRIC 2u
 #define PT_MAT_EMISSIVE 3u
+#define PT_MAT_PRINCIPLED 4u
+#define PT_PATTERN_CHECKER 1u
 #define PT_PRIM_SPHERE 0u
 #define PT_PRIM_QUAD 1u
 #define PT_NO_HIT 0xffffffffu
+#define PT_NONE 0xffffffffu
+#define PT_TRI_BIT 0x80000000u
+#define PT_BVH_MAX_DEPTH 48u
+#define PT_LIGHT_QUAD 0u
+#define PT_ENV_NONE 0u
+#define PT_ENV_CONSTANT 1u
+#define PT_XBOUNCE 0x10000000u
+#define PT_XDIM_LIGHT 0u
 
 #define PT_INTERSECT 1u
 #define PT_SHADE_DIFFUSE 2u
 #define PT_SHADE_GLOSSY 3u
 #define PT_SHADE_DIELECTRIC 4u
 #define PT_SHADE_EMISSIVE 5u
+#define PT_SHADE_PRINCIPLED 6u
 
 #define PT_STAGE_SAMPLE_LIGHT 0u
 #define PT_STAGE_TRACE_SHADOW 1u
@@ -71,13 +86,21 @@
 #endif
 
 /* ---- scene records (pt.h) ---- */
-struct pt_material { /* 40 bytes */
+struct pt_material { /* 88 bytes */
   vec3 albedo;
   vec3 emission;
   float alpha;
   float ior;
   uint kind;
   uint thin;
+  vec3 sheen;
+  vec3 pattern_color;
+  float metallic;
+  float coat;
+  float coat_alpha;
+  float pattern_scale;
+  uint texture_;
+  uint pattern;
 };
 struct pt_prim { /* 64 bytes */
   vec3 p;
@@ -87,9 +110,28 @@ struct pt_prim { /* 64 bytes */
   float r;
   uint kind;
   uint material;
-  uint pad;
+  uint light;
 };
-struct pt_light { /* 68 bytes */
+struct pt_tri { /* 36 bytes */
+  vec3 a;
+  vec3 b;
+  vec3 c;
+};
+struct pt_tri_shade { /* 68 bytes */
+  vec3 n0;
+  vec3 n1;
+  vec3 n2;
+  float uv[6];
+  uint material;
+  uint light;
+};
+struct pt_bvh_node { /* 32 bytes */
+  vec3 lo;
+  vec3 hi;
+  uint first;
+  uint count;
+};
+struct pt_light { /* 80 bytes */
   vec3 p;
   vec3 u;
   vec3 v;
@@ -97,6 +139,14 @@ struct pt_light { /* 68 bytes */
   vec3 emission;
   float area;
   uint prim;
+  uint kind;
+  float select_pdf;
+  float cdf;
+};
+struct pt_texture { /* 16 bytes, alignment 8 */
+  uint64_t offset;
+  uint width;
+  uint height;
 };
 struct pt_camera { /* 48 bytes */
   vec3 eye;
@@ -106,21 +156,38 @@ struct pt_camera { /* 48 bytes */
 };
 layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer pt_scene_ref {
   layout(offset = 0) pt_camera camera;
-  layout(offset = 48) pt_light light;
-  layout(offset = 120) uint64_t prims;     /* pt_prim[prim_count] */
-  layout(offset = 128) uint64_t materials; /* pt_material[material_count] */
+  layout(offset = 48) uint64_t prims;     /* pt_prim[prim_count] */
+  layout(offset = 56) uint64_t materials; /* pt_material[material_count] */
+  layout(offset = 64) uint64_t lights;    /* pt_light[light_count] */
+  layout(offset = 72) uint64_t tris;      /* pt_tri[tri_count] */
+  layout(offset = 80) uint64_t tri_shade; /* pt_tri_shade[tri_count] */
+  layout(offset = 88) uint64_t nodes;     /* pt_bvh_node[node_count] */
+  layout(offset = 96) uint64_t textures;  /* pt_texture[] */
+  layout(offset = 104) uint64_t texels;   /* float[] */
+  layout(offset = 112) vec3 env_zenith;
+  layout(offset = 124) vec3 env_horizon;
   layout(offset = 136) uint prim_count;
   layout(offset = 140) uint material_count;
+  layout(offset = 144) uint light_count;
+  layout(offset = 148) uint tri_count;
+  layout(offset = 152) uint node_count;
+  layout(offset = 156) uint env_kind;
 };
 WS_DECLARE_ARRAY(pt_prims_ref, pt_prim, 4)
 WS_DECLARE_ARRAY(pt_materials_ref, pt_material, 4)
+WS_DECLARE_ARRAY(pt_lights_ref, pt_light, 4)
+WS_DECLARE_ARRAY(pt_tris_ref, pt_tri, 4)
+WS_DECLARE_ARRAY(pt_tri_shades_ref, pt_tri_shade, 4)
+WS_DECLARE_ARRAY(pt_nodes_ref, pt_bvh_node, 4)
+WS_DECLARE_ARRAY(pt_textures_ref, pt_texture, 8)
 
-/* ---- the shadow payload (pt.h pt_shadow, 80 bytes; `sample` is a GLSL keyword) ---- */
+/* ---- the shadow payload (pt.h pt_shadow, 92 bytes; `sample` is a GLSL keyword) ---- */
 struct pt_shadow {
   vec3 pos;
   vec3 nrm;
   vec3 wo;
   vec3 contrib;
+  vec3 base;
   float tmax;
   uint item;
   uint pixel;
@@ -130,7 +197,7 @@ struct pt_shadow {
   uint steps;
   uint last;
 };
-#define WS_SIZEOF_pt_shadow 80u
+#define WS_SIZEOF_pt_shadow 92u
 #define WS_ALIGNOF_pt_shadow 4u
 WS_DECLARE_TYPE(pt_shadow, 4)
 
@@ -210,6 +277,10 @@ precise vec3 v_madd(vec3 a, vec3 b, float s) { /* a + b*s */
   precise vec3 r = vec3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
   return r;
 }
+precise vec3 v_cross(vec3 a, vec3 b) {
+  precise vec3 r = vec3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+  return r;
+}
 float v_max(vec3 a) { return max(a.x, max(a.y, a.z)); }
 bool v_zero(vec3 a) { return a.x == 0.0 && a.y == 0.0 && a.z == 0.0; }
 float pt_copysign(float mag, float sgn) {
@@ -273,8 +344,18 @@ precise vec3 pt_to_world(vec3 n, float lx, float ly, float lz) {
 pt_scene_ref pt_scene_of(pt_args a) { return pt_scene_ref(a.scene); }
 pt_prim pt_prim_at(pt_scene_ref sc, uint i) { return pt_prims_ref(sc.prims).v[i]; }
 pt_material pt_material_at(pt_scene_ref sc, uint m) { return pt_materials_ref(sc.materials).v[m]; }
-pt_material pt_material_of(pt_scene_ref sc, uint prim) {
-  return pt_material_at(sc, pt_prim_at(sc, prim).material);
+pt_light pt_light_at(pt_scene_ref sc, uint i) { return pt_lights_ref(sc.lights).v[i]; }
+pt_tri_shade pt_tri_shade_of(pt_scene_ref sc, uint hit) {
+  return pt_tri_shades_ref(sc.tri_shade).v[hit & ~PT_TRI_BIT];
+}
+uint pt_material_index(pt_scene_ref sc, uint hit) {
+  return (hit & PT_TRI_BIT) != 0u ? pt_tri_shade_of(sc, hit).material : pt_prim_at(sc, hit).material;
+}
+pt_material pt_material_of(pt_scene_ref sc, uint hit) {
+  return pt_material_at(sc, pt_material_index(sc, hit));
+}
+uint pt_light_of(pt_scene_ref sc, uint hit) {
+  return (hit & PT_TRI_BIT) != 0u ? pt_tri_shade_of(sc, hit).light : pt_prim_at(sc, hit).light;
 }
 
 /* Distance along unit d to prim p within (tmin, tmax), or PT_INF. */
@@ -304,8 +385,145 @@ precise float pt_prim_hit(pt_prim p, vec3 o, vec3 d, float tmin, float tmax) {
   return (s >= 0.0 && s <= 1.0 && r >= 0.0 && r <= 1.0) ? t : PT_INF;
 }
 
-/* Closest hit over the scene, skipping prim `skip` (PT_NO_HIT: none). */
-uint pt_closest(pt_scene_ref sc, vec3 o, vec3 d, float tmax, uint skip, out float t_out) {
+/* ---- watertight ray-triangle intersection (pt_geom.h) ---- */
+struct pt_ray {
+  vec3 o;
+  vec3 d;
+  vec3 inv;
+  uint kx;
+  uint ky;
+  uint kz;
+  float sx;
+  float sy;
+  float sz;
+};
+
+pt_ray pt_ray_make(vec3 o, vec3 d) {
+  pt_ray r;
+  r.o = o;
+  r.d = d;
+  precise vec3 inv = vec3(d.x != 0.0 ? 1.0 / d.x : PT_INF, d.y != 0.0 ? 1.0 / d.y : PT_INF,
+                          d.z != 0.0 ? 1.0 / d.z : PT_INF);
+  r.inv = inv;
+  const float ax = abs(d.x), ay = abs(d.y), az = abs(d.z);
+  uint kz = 2u;
+  if (ax > ay && ax > az)
+    kz = 0u;
+  else if (ay > az)
+    kz = 1u;
+  uint kx = kz == 2u ? 0u : kz + 1u;
+  uint ky = kx == 2u ? 0u : kx + 1u;
+  const float dz = d[kz];
+  if (dz < 0.0) {
+    const uint t = kx;
+    kx = ky;
+    ky = t;
+  }
+  r.kx = kx;
+  r.ky = ky;
+  r.kz = kz;
+  precise float sx = d[kx] / dz;
+  precise float sy = d[ky] / dz;
+  precise float sz = 1.0 / dz;
+  r.sx = sx;
+  r.sy = sy;
+  r.sz = sz;
+  return r;
+}
+
+precise float pt_tri_hit(pt_tri tri, pt_ray r, float tmin, float tmax, out float bu, out float bv) {
+  bu = 0.0;
+  bv = 0.0;
+  precise vec3 A = v_sub(tri.a, r.o);
+  precise vec3 B = v_sub(tri.b, r.o);
+  precise vec3 C = v_sub(tri.c, r.o);
+  precise float az = A[r.kz], bz = B[r.kz], cz = C[r.kz];
+  precise float ax = A[r.kx] - r.sx * az, ay = A[r.ky] - r.sy * az;
+  precise float bx = B[r.kx] - r.sx * bz, by = B[r.ky] - r.sy * bz;
+  precise float cx = C[r.kx] - r.sx * cz, cy = C[r.ky] - r.sy * cz;
+  precise float U = cx * by - cy * bx;
+  precise float V = ax * cy - ay * cx;
+  precise float W = bx * ay - by * ax;
+  if ((U < 0.0 || V < 0.0 || W < 0.0) && (U > 0.0 || V > 0.0 || W > 0.0))
+    return PT_INF;
+  precise float det = U + V + W;
+  if (det == 0.0)
+    return PT_INF;
+  precise float T = U * (r.sz * az) + V * (r.sz * bz) + W * (r.sz * cz);
+  precise float inv = 1.0 / det;
+  precise float t = T * inv;
+  if (!(t > tmin && t < tmax))
+    return PT_INF;
+  precise float u = V * inv;
+  precise float v = W * inv;
+  bu = u;
+  bv = v;
+  return t;
+}
+
+precise float pt_box_hit(pt_bvh_node n, pt_ray r, float tmin, float tmax) {
+  precise float tx0 = (n.lo.x - r.o.x) * r.inv.x, tx1 = (n.hi.x - r.o.x) * r.inv.x;
+  precise float ty0 = (n.lo.y - r.o.y) * r.inv.y, ty1 = (n.hi.y - r.o.y) * r.inv.y;
+  precise float tz0 = (n.lo.z - r.o.z) * r.inv.z, tz1 = (n.hi.z - r.o.z) * r.inv.z;
+  precise float tnear = max(max(min(tx0, tx1), min(ty0, ty1)), max(min(tz0, tz1), tmin));
+  precise float tfar = min(min(max(tx0, tx1), max(ty0, ty1)), min(max(tz0, tz1), tmax)) * PT_BOX_WIDEN;
+  return tnear <= tfar ? tnear : PT_INF;
+}
+
+/* The BVH traversal of pt_geom.h (near child first, a stack per level). */
+uint pt_bvh_hit(pt_scene_ref sc, pt_ray r, float tmin, inout float tbest, inout float bu,
+                inout float bv, bool any) {
+  if (sc.tri_count == 0u)
+    return PT_NONE;
+  pt_nodes_ref nodes = pt_nodes_ref(sc.nodes);
+  pt_tris_ref tris = pt_tris_ref(sc.tris);
+  uint stack[PT_BVH_MAX_DEPTH + 2u];
+  uint sp = 0u, best = PT_NONE, node = 0u;
+  if (pt_box_hit(nodes.v[0], r, tmin, tbest) >= PT_INF)
+    return PT_NONE;
+  for (;;) {
+    const pt_bvh_node n = nodes.v[node];
+    if (n.count != 0u) {
+      for (uint i = n.first; i < n.first + n.count; ++i) {
+        float u, v;
+        precise float t = pt_tri_hit(tris.v[i], r, tmin, tbest, u, v);
+        if (t < tbest) {
+          tbest = t;
+          bu = u;
+          bv = v;
+          best = i;
+          if (any)
+            return best;
+        }
+      }
+    } else {
+      const uint l = n.first, rr = n.first + 1u;
+      precise float tl = pt_box_hit(nodes.v[l], r, tmin, tbest);
+      precise float tr = pt_box_hit(nodes.v[rr], r, tmin, tbest);
+      if (tl < PT_INF || tr < PT_INF) {
+        if (tl < PT_INF && tr < PT_INF) {
+          node = tl <= tr ? l : rr;
+          stack[sp++] = tl <= tr ? rr : l;
+        } else {
+          node = tl < PT_INF ? l : rr;
+        }
+        continue;
+      }
+    }
+    bool found = false;
+    while (!found) {
+      if (sp == 0u)
+        return best;
+      node = stack[--sp];
+      found = pt_box_hit(nodes.v[node], r, tmin, tbest) < PT_INF;
+    }
+  }
+  return best;
+}
+
+/* Closest hit over the scene: prims (skipping `skip`), then the BVH. */
+uint pt_closest(pt_scene_ref sc, vec3 o, vec3 d, float tmax, uint skip, out float t_out,
+                inout float bu, inout float bv) {
   uint best = PT_NO_HIT;
   precise float bt = tmax;
   const uint n = sc.prim_count;
@@ -318,8 +536,22 @@ uint pt_closest(pt_scene_ref sc, vec3 o, vec3 d, float tmax, uint skip, out floa
       best = i;
     }
   }
+  if (sc.tri_count != 0u) {
+    const pt_ray r = pt_ray_make(o, d);
+    const uint tri = pt_bvh_hit(sc, r, PT_EPS, bt, bu, bv, false);
+    if (tri != PT_NONE)
+      best = PT_TRI_BIT | tri;
+  }
   t_out = bt;
   return best;
+}
+
+bool pt_tri_occluded(pt_scene_ref sc, vec3 o, vec3 d, float tmax) {
+  if (sc.tri_count == 0u)
+    return false;
+  const pt_ray r = pt_ray_make(o, d);
+  float t = tmax, u = 0.0, v = 0.0;
+  return pt_bvh_hit(sc, r, PT_EPS, t, u, v, true) != PT_NONE;
 }
 
 /* Geometric unit normal of prim at point x (outward for spheres). */
@@ -329,6 +561,88 @@ precise vec3 pt_normal(pt_prim p, vec3 x) {
     return v_scale(v_sub(x, p.p), s);
   }
   return p.n;
+}
+
+/* A surface point (pathtracer.kern.h pt_surface_at) */
+struct pt_surface {
+  vec3 pos;
+  vec3 nout;
+  vec3 ng;
+  vec3 ns;
+  float u;
+  float v;
+  bool entering;
+};
+
+pt_surface pt_surface_at(pt_scene_ref sc, vec3 org, vec3 dir, float hit_t, float hit_u,
+                         float hit_v, uint hit_prim) {
+  pt_surface s;
+  s.pos = v_madd(org, dir, hit_t);
+  s.u = 0.0;
+  s.v = 0.0;
+  if ((hit_prim & PT_TRI_BIT) == 0u) {
+    precise vec3 n = pt_normal(pt_prim_at(sc, hit_prim), s.pos);
+    s.nout = n;
+    s.entering = v_dot(n, dir) < 0.0;
+    s.ng = v_dot(n, dir) > 0.0 ? v_neg(n) : n;
+    s.ns = s.ng;
+    return s;
+  }
+  const pt_tri t = pt_tris_ref(sc.tris).v[hit_prim & ~PT_TRI_BIT];
+  const pt_tri_shade sh = pt_tri_shade_of(sc, hit_prim);
+  precise float wb = hit_u, wc = hit_v;
+  precise float wa = 1.0 - wb - wc;
+  precise vec3 ns = v_norm(v_add(v_add(v_scale(sh.n0, wa), v_scale(sh.n1, wb)), v_scale(sh.n2, wc)));
+  precise vec3 ng = v_norm(v_cross(v_sub(t.b, t.a), v_sub(t.c, t.a)));
+  if (v_dot(ng, ns) < 0.0)
+    ng = v_neg(ng);
+  s.nout = ng;
+  s.entering = v_dot(ng, dir) < 0.0;
+  if (!s.entering) {
+    ng = v_neg(ng);
+    ns = v_neg(ns);
+  }
+  s.ng = ng;
+  s.ns = ns;
+  precise float u = sh.uv[0] * wa + sh.uv[2] * wb + sh.uv[4] * wc;
+  precise float v = sh.uv[1] * wa + sh.uv[3] * wb + sh.uv[5] * wc;
+  s.u = u;
+  s.v = v;
+  return s;
+}
+
+precise vec3 pt_base_color(pt_scene_ref sc, pt_material m, pt_surface s) {
+  precise vec3 c = m.albedo;
+  if (m.texture_ != PT_NONE) {
+    const pt_texture tx = pt_textures_ref(sc.textures).v[m.texture_];
+    precise float fu = s.u - floor(s.u);
+    precise float fv = s.v - floor(s.v);
+    precise float xf = fu * float(tx.width);
+    precise float yf = (1.0 - fv) * float(tx.height);
+    uint x = uint(xf), y = uint(yf);
+    if (x >= tx.width)
+      x = tx.width - 1u;
+    if (y >= tx.height)
+      y = tx.height - 1u;
+    const uint64_t at = tx.offset + (uint64_t(y) * uint64_t(tx.width) + uint64_t(x)) * 3ul;
+    c = v_mul(c, vec3(PT_FLOAT(sc.texels, at), PT_FLOAT(sc.texels, at + 1ul),
+                      PT_FLOAT(sc.texels, at + 2ul)));
+  }
+  if (m.pattern == PT_PATTERN_CHECKER) {
+    const float k = m.pattern_scale;
+    precise float qx = s.pos.x * k, qy = s.pos.y * k, qz = s.pos.z * k;
+    const int q = int(floor(qx)) + int(floor(qy)) + int(floor(qz));
+    if ((q & 1) != 0)
+      c = v_mul(c, m.pattern_color);
+  }
+  return c;
+}
+
+precise vec3 pt_env(pt_scene_ref sc, vec3 d) {
+  if (sc.env_kind == PT_ENV_CONSTANT)
+    return sc.env_zenith;
+  precise float t = max(d.y, 0.0);
+  return v_add(v_scale(sc.env_horizon, 1.0 - t), v_scale(sc.env_zenith, t));
 }
 
 /* ---- materials ---- */
@@ -370,8 +684,54 @@ precise vec3 pt_schlick(vec3 f0, float c) {
   return r;
 }
 
-/* BSDF value f(wo, wi) and pdf (solid angle) for diffuse and glossy; n faces wo. */
-precise vec3 pt_bsdf_eval(pt_material m, vec3 n, vec3 wo, vec3 wi, out float pdf) {
+void pt_principled_probs(pt_material m, out float pc, out float ps) {
+  precise float c = 0.25 * m.coat;
+  precise float s = (1.0 - c) * (0.25 + 0.75 * m.metallic);
+  pc = c;
+  ps = s;
+}
+
+/* The principled BSDF (pathtracer.kern.h pt_principled_eval) */
+precise vec3 pt_principled_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 wi, float cos_o,
+                                float cos_i, out float pdf) {
+  pdf = 0.0;
+  precise vec3 h = v_norm(v_add(wo, wi));
+  precise float cos_h = v_dot(n, h);
+  precise float oh = v_dot(wo, h);
+  if (cos_h <= 0.0 || oh <= 0.0)
+    return vec3(0.0);
+  precise float fm = 1.0 - oh;
+  precise float m5 = fm * fm * fm * fm * fm;
+  precise float r0 = (m.ior - 1.0) / (m.ior + 1.0);
+  precise float f0d = r0 * r0;
+  precise float fd = f0d + (1.0 - f0d) * m5;
+  precise float metal = m.metallic;
+  precise float diel = 1.0 - m.metallic;
+  precise float a2 = m.alpha * m.alpha;
+  precise float d = pt_ggx_d(a2, cos_h);
+  precise float spec = d * pt_ggx_g1(a2, cos_o) * pt_ggx_g1(a2, cos_i) / (4.0 * cos_o * cos_i);
+  precise vec3 fmetal = pt_schlick(base, oh);
+  precise float kd = diel * (1.0 - fd) * PT_INV_PI;
+  precise float ks = diel * m5 * PT_INV_PI;
+  precise vec3 layer = vec3(base.x * kd + m.sheen.x * ks + (diel * fd + metal * fmetal.x) * spec,
+                            base.y * kd + m.sheen.y * ks + (diel * fd + metal * fmetal.y) * spec,
+                            base.z * kd + m.sheen.z * ks + (diel * fd + metal * fmetal.z) * spec);
+  precise float c2 = m.coat_alpha * m.coat_alpha;
+  precise float dc = pt_ggx_d(c2, cos_h);
+  precise float fc = m.coat * (PT_F004 + PT_F096 * m5);
+  precise float coat = fc * dc * pt_ggx_g1(c2, cos_o) * pt_ggx_g1(c2, cos_i) / (4.0 * cos_o * cos_i);
+  layer = v_scale(layer, 1.0 - fc);
+  float pc, ps;
+  pt_principled_probs(m, pc, ps);
+  precise float p = (1.0 - pc - ps) * cos_i * PT_INV_PI + (ps * d + pc * dc) * cos_h / (4.0 * oh);
+  pdf = p;
+  precise vec3 r = vec3(layer.x + coat, layer.y + coat, layer.z + coat);
+  return r;
+}
+
+/* BSDF value f(wo, wi) and pdf (solid angle) for diffuse, glossy and
+ * principled with base colour `base`; n faces wo. */
+precise vec3 pt_bsdf_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 wi, out float pdf) {
   precise float cos_i = v_dot(n, wi);
   precise float cos_o = v_dot(n, wo);
   pdf = 0.0;
@@ -380,8 +740,10 @@ precise vec3 pt_bsdf_eval(pt_material m, vec3 n, vec3 wo, vec3 wi, out float pdf
   if (m.kind == PT_MAT_DIFFUSE) {
     precise float p = cos_i * PT_INV_PI;
     pdf = p;
-    return v_scale(m.albedo, PT_INV_PI);
+    return v_scale(base, PT_INV_PI);
   }
+  if (m.kind == PT_MAT_PRINCIPLED)
+    return pt_principled_eval(m, base, n, wo, wi, cos_o, cos_i, pdf);
   precise float alpha2 = m.alpha * m.alpha;
   precise vec3 h = v_norm(v_add(wo, wi));
   precise float cos_h = v_dot(n, h);
@@ -393,7 +755,7 @@ precise vec3 pt_bsdf_eval(pt_material m, vec3 n, vec3 wo, vec3 wi, out float pdf
   precise float p = d * cos_h / (4.0 * oh);
   pdf = p;
   precise float s = d * g / (4.0 * cos_o * cos_i);
-  return v_scale(pt_schlick(m.albedo, oh), s);
+  return v_scale(pt_schlick(base, oh), s);
 }
 
 /* ---- item keys ---- */
@@ -412,12 +774,39 @@ void pt_count(pt_args a, uint which) {
  * kernels and the inline path call exactly these)
  * ====================================================================== */
 
+uint pt_pick_light(pt_args a, pt_scene_ref sc, pt_shadow s) {
+  if (sc.light_count == 1u)
+    return 0u;
+  precise float u = pt_rand(a.seed, s.pixel, s.sample_, PT_XBOUNCE + s.bounce, PT_XDIM_LIGHT);
+  uint lo = 0u, hi = sc.light_count - 1u;
+  while (lo < hi) {
+    const uint mid = (lo + hi) / 2u;
+    if (u < pt_light_at(sc, mid).cdf)
+      hi = mid;
+    else
+      lo = mid + 1u;
+  }
+  return lo;
+}
+
 uint pt_sample_light(pt_args a, inout pt_shadow s) {
   pt_scene_ref sc = pt_scene_of(a);
-  const pt_light L = sc.light;
+  if (sc.light_count == 0u) {
+    pt_count(a, PT_CTR_REJECTED);
+    return PT_STAGE_DONE;
+  }
+  const pt_light L = pt_light_at(sc, pt_pick_light(a, sc, s));
   precise float u = pt_rand(a.seed, s.pixel, s.sample_, s.bounce, PT_DIM_LIGHT_U);
   precise float v = pt_rand(a.seed, s.pixel, s.sample_, s.bounce, PT_DIM_LIGHT_V);
-  precise vec3 lp = v_madd(v_madd(L.p, L.u, u), L.v, v);
+  precise vec3 lp;
+  if (L.kind == PT_LIGHT_QUAD) {
+    lp = v_madd(v_madd(L.p, L.u, u), L.v, v);
+  } else {
+    precise float r = sqrt(u);
+    precise float wu = r * (1.0 - v);
+    precise float wv = r * v;
+    lp = v_madd(v_madd(L.p, L.u, wu), L.v, wv);
+  }
   precise vec3 wi = v_sub(lp, s.pos);
   precise float dist2 = v_dot(wi, wi);
   precise float dist = sqrt(dist2);
@@ -429,10 +818,10 @@ uint pt_sample_light(pt_args a, inout pt_shadow s) {
     pt_count(a, PT_CTR_REJECTED);
     return PT_STAGE_DONE;
   }
-  precise float pdf_l = dist2 / (cos_l * L.area);
+  precise float pdf_l = dist2 / (cos_l * L.area) * L.select_pdf;
   float pdf_b;
   const pt_material m = pt_material_at(sc, s.material);
-  precise vec3 f = pt_bsdf_eval(m, s.nrm, s.wo, wi, pdf_b);
+  precise vec3 f = pt_bsdf_eval(m, s.base, s.nrm, s.wo, wi, pdf_b);
   if (v_zero(f)) {
     pt_count(a, PT_CTR_REJECTED);
     return PT_STAGE_DONE;
@@ -451,13 +840,29 @@ uint pt_sample_light(pt_args a, inout pt_shadow s) {
   precise float tmax = dist - 2.0 * PT_EPS;
   s.tmax = tmax;
   s.steps = 0u;
+  s.material = L.kind == PT_LIGHT_QUAD ? L.prim : PT_NO_HIT;
   return PT_STAGE_TRACE_SHADOW;
 }
 
 uint pt_trace_shadow(pt_args a, inout pt_shadow s) {
   pt_scene_ref sc = pt_scene_of(a);
-  float t;
-  const uint hit = pt_closest(sc, s.pos, s.wo, s.tmax, sc.light.prim, t);
+  uint hit = PT_NO_HIT;
+  precise float bt = s.tmax;
+  const uint np = sc.prim_count;
+  for (uint i = 0u; i < np; ++i) {
+    if (i == s.material)
+      continue;
+    precise float ti = pt_prim_hit(pt_prim_at(sc, i), s.pos, s.wo, PT_EPS, bt);
+    if (ti < bt) {
+      bt = ti;
+      hit = i;
+    }
+  }
+  precise float t = bt;
+  if (pt_tri_occluded(sc, s.pos, s.wo, t)) {
+    pt_count(a, PT_CTR_OCCLUDED);
+    return PT_STAGE_DONE;
+  }
   if (hit == PT_NO_HIT) {
     pt_count(a, PT_CTR_UNOCCLUDED);
     return PT_STAGE_ACCUMULATE;

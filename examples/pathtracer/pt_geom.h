@@ -1,0 +1,251 @@
+/* wavesched path tracer — device geometry: vectors, primitive and triangle
+ * intersection, BVH traversal. One source for the CPU and CUDA kernels
+ * (included by pathtracer.kern.h) and for the host-side BVH test
+ * (tests/pathtracer), which checks traversal against brute force.
+ *
+ * Floating point: only +, -, *, /, sqrt, fabs, fmin/fmax and copysign
+ * (correctly rounded or exact in IEEE 754); built without FMA contraction,
+ * so a hit is the same bits wherever it is computed (docs/pathtracer.md). */
+#ifndef WS_PT_GEOM_H
+#define WS_PT_GEOM_H
+
+#include <math.h>
+
+#include "pt.h"
+
+#define PT_PI 3.14159265358979323846f
+#define PT_INV_PI 0.31830988618379067154f
+#define PT_EPS 1e-4f /* ray offset and minimum hit distance (scene is ~2 units) */
+#define PT_INF 1e30f
+
+/* ---- vectors ---- */
+WS_DEVICE static inline pt_vec3 v3(float x, float y, float z) {
+  pt_vec3 r;
+  r.x = x;
+  r.y = y;
+  r.z = z;
+  return r;
+}
+WS_DEVICE static inline pt_vec3 v_add(pt_vec3 a, pt_vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+WS_DEVICE static inline pt_vec3 v_sub(pt_vec3 a, pt_vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+WS_DEVICE static inline pt_vec3 v_mul(pt_vec3 a, pt_vec3 b) { return v3(a.x * b.x, a.y * b.y, a.z * b.z); }
+WS_DEVICE static inline pt_vec3 v_scale(pt_vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
+WS_DEVICE static inline pt_vec3 v_neg(pt_vec3 a) { return v3(-a.x, -a.y, -a.z); }
+WS_DEVICE static inline float v_dot(pt_vec3 a, pt_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+WS_DEVICE static inline pt_vec3 v_cross(pt_vec3 a, pt_vec3 b) {
+  return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+WS_DEVICE static inline pt_vec3 v_norm(pt_vec3 a) { return v_scale(a, 1.0f / sqrtf(v_dot(a, a))); }
+WS_DEVICE static inline pt_vec3 v_madd(pt_vec3 a, pt_vec3 b, float s) { /* a + b*s */
+  return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
+}
+WS_DEVICE static inline float v_max(pt_vec3 a) { return fmaxf(a.x, fmaxf(a.y, a.z)); }
+WS_DEVICE static inline int v_zero(pt_vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
+WS_DEVICE static inline float v_at(pt_vec3 a, uint32_t k) { return k == 0u ? a.x : (k == 1u ? a.y : a.z); }
+
+/* ---- spheres and rectangles (the built-in scene's primitives) ---- */
+
+/* Distance along unit d to prim `p` within (tmin, tmax), or PT_INF. */
+WS_DEVICE static inline float pt_prim_hit(const pt_prim *p, pt_vec3 o, pt_vec3 d, float tmin,
+                                          float tmax) {
+  if (p->kind == PT_PRIM_SPHERE) {
+    const pt_vec3 oc = v_sub(o, p->p);
+    const float b = v_dot(oc, d);
+    const float c = v_dot(oc, oc) - p->r * p->r;
+    const float disc = b * b - c;
+    if (disc < 0.0f)
+      return PT_INF;
+    const float sq = sqrtf(disc);
+    float t = -b - sq;
+    if (t <= tmin)
+      t = -b + sq;
+    return (t > tmin && t < tmax) ? t : PT_INF;
+  }
+  const float den = v_dot(p->n, d);
+  if (fabsf(den) < 1e-9f)
+    return PT_INF;
+  const float t = v_dot(p->n, v_sub(p->p, o)) / den;
+  if (!(t > tmin && t < tmax))
+    return PT_INF;
+  const pt_vec3 q = v_sub(v_madd(o, d, t), p->p);
+  const float s = v_dot(q, p->u) / v_dot(p->u, p->u); /* quads are rectangles: u _|_ v */
+  const float r = v_dot(q, p->v) / v_dot(p->v, p->v);
+  return (s >= 0.0f && s <= 1.0f && r >= 0.0f && r <= 1.0f) ? t : PT_INF;
+}
+
+/* ---- watertight ray-triangle intersection (Woop, Benthin, Wald 2013) ----
+ * The ray is sheared once so that it runs along +z through the origin; each
+ * triangle is then tested with 2D edge functions that are exact in sign on
+ * shared edges (no cracks between neighbours). The paper's double-precision
+ * recomputation of an edge function that comes out exactly 0 is left out:
+ * such a ray is counted inside (the sign test accepts 0), so a ray through a
+ * shared edge hits both triangles at the same t rather than neither. */
+typedef struct pt_ray {
+  pt_vec3 o, d, inv; /* origin, unit direction, 1/d (PT_INF where d has a 0) */
+  uint32_t kx, ky, kz;
+  float sx, sy, sz;
+} pt_ray;
+
+WS_DEVICE static inline pt_ray pt_ray_make(pt_vec3 o, pt_vec3 d) {
+  pt_ray r;
+  r.o = o;
+  r.d = d;
+  r.inv = v3(d.x != 0.0f ? 1.0f / d.x : PT_INF, d.y != 0.0f ? 1.0f / d.y : PT_INF,
+             d.z != 0.0f ? 1.0f / d.z : PT_INF);
+  const float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z);
+  uint32_t kz = 2u;
+  if (ax > ay && ax > az)
+    kz = 0u;
+  else if (ay > az)
+    kz = 1u;
+  uint32_t kx = kz == 2u ? 0u : kz + 1u;
+  uint32_t ky = kx == 2u ? 0u : kx + 1u;
+  const float dz = v_at(d, kz);
+  if (dz < 0.0f) { /* keep the winding: swap kx and ky */
+    const uint32_t t = kx;
+    kx = ky;
+    ky = t;
+  }
+  r.kx = kx;
+  r.ky = ky;
+  r.kz = kz;
+  r.sx = v_at(d, kx) / dz;
+  r.sy = v_at(d, ky) / dz;
+  r.sz = 1.0f / dz;
+  return r;
+}
+
+/* Hit distance in (tmin, tmax) or PT_INF; *bu, *bv: barycentric weights of
+ * b and c. */
+WS_DEVICE static inline float pt_tri_hit(const pt_tri *tri, const pt_ray *r, float tmin,
+                                         float tmax, float *bu, float *bv) {
+  const pt_vec3 A = v_sub(tri->a, r->o), B = v_sub(tri->b, r->o), C = v_sub(tri->c, r->o);
+  const float az = v_at(A, r->kz), bz = v_at(B, r->kz), cz = v_at(C, r->kz);
+  const float ax = v_at(A, r->kx) - r->sx * az, ay = v_at(A, r->ky) - r->sy * az;
+  const float bx = v_at(B, r->kx) - r->sx * bz, by = v_at(B, r->ky) - r->sy * bz;
+  const float cx = v_at(C, r->kx) - r->sx * cz, cy = v_at(C, r->ky) - r->sy * cz;
+  const float U = cx * by - cy * bx;
+  const float V = ax * cy - ay * cx;
+  const float W = bx * ay - by * ax;
+  if ((U < 0.0f || V < 0.0f || W < 0.0f) && (U > 0.0f || V > 0.0f || W > 0.0f))
+    return PT_INF;
+  const float det = U + V + W;
+  if (det == 0.0f)
+    return PT_INF;
+  const float T = U * (r->sz * az) + V * (r->sz * bz) + W * (r->sz * cz);
+  const float inv = 1.0f / det;
+  const float t = T * inv;
+  if (!(t > tmin && t < tmax))
+    return PT_INF;
+  *bu = V * inv;
+  *bv = W * inv;
+  return t;
+}
+
+/* Entry distance of the ray into box [lo, hi] if it is below tmax and the
+ * box is not behind tmin, else PT_INF. The far distance is widened by 2 ulp
+ * (Ize 2013) so that rounding cannot cull a box whose triangle is hit. */
+WS_DEVICE static inline float pt_box_hit(const pt_bvh_node *n, const pt_ray *r, float tmin,
+                                         float tmax) {
+  const float tx0 = (n->lo.x - r->o.x) * r->inv.x, tx1 = (n->hi.x - r->o.x) * r->inv.x;
+  const float ty0 = (n->lo.y - r->o.y) * r->inv.y, ty1 = (n->hi.y - r->o.y) * r->inv.y;
+  const float tz0 = (n->lo.z - r->o.z) * r->inv.z, tz1 = (n->hi.z - r->o.z) * r->inv.z;
+  const float tnear = fmaxf(fmaxf(fminf(tx0, tx1), fminf(ty0, ty1)), fmaxf(fminf(tz0, tz1), tmin));
+  const float tfar =
+      fminf(fminf(fmaxf(tx0, tx1), fmaxf(ty0, ty1)), fminf(fmaxf(tz0, tz1), tmax)) * 1.00000024f;
+  return tnear <= tfar ? tnear : PT_INF;
+}
+
+/* Closest triangle hit in (tmin, *tbest) through the BVH; updates *tbest,
+ * *bu, *bv and returns the triangle index, or PT_NONE. any = 1: return the
+ * first hit found (shadow rays). Near child first; the stack holds at most
+ * one entry per level (PT_BVH_MAX_DEPTH). */
+WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r, float tmin,
+                                            float *tbest, float *bu, float *bv, int any) {
+  if (sc->tri_count == 0u)
+    return PT_NONE;
+  const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
+  const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
+  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
+  uint32_t sp = 0u, best = PT_NONE, node = 0u;
+  if (pt_box_hit(&nodes[0], r, tmin, *tbest) >= PT_INF)
+    return PT_NONE;
+  for (;;) {
+    const pt_bvh_node *n = &nodes[node];
+    if (n->count != 0u) {
+      for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+        float u = 0.0f, v = 0.0f;
+        const float t = pt_tri_hit(&tris[i], r, tmin, *tbest, &u, &v);
+        if (t < *tbest) {
+          *tbest = t;
+          *bu = u;
+          *bv = v;
+          best = i;
+          if (any)
+            return best;
+        }
+      }
+    } else {
+      const uint32_t l = n->first, rr = n->first + 1u;
+      const float tl = pt_box_hit(&nodes[l], r, tmin, *tbest);
+      const float tr = pt_box_hit(&nodes[rr], r, tmin, *tbest);
+      if (tl < PT_INF || tr < PT_INF) {
+        if (tl < PT_INF && tr < PT_INF) {
+          /* near first; the far one waits (its distance is checked again
+           * when popped against the then closest hit) */
+          node = tl <= tr ? l : rr;
+          stack[sp++] = tl <= tr ? rr : l;
+        } else {
+          node = tl < PT_INF ? l : rr;
+        }
+        continue;
+      }
+    }
+    /* pop the next box still in front of the closest hit */
+    for (;;) {
+      if (sp == 0u)
+        return best;
+      node = stack[--sp];
+      if (pt_box_hit(&nodes[node], r, tmin, *tbest) < PT_INF)
+        break;
+    }
+  }
+}
+
+/* Closest hit over the scene: prims (skipping prim `skip`; PT_NO_HIT: none)
+ * in order, then triangles through the BVH. Returns the prim index, PT_TRI_BIT
+ * | triangle, or PT_NO_HIT; *bu, *bv are set on a triangle hit. */
+WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
+                                            uint32_t skip, float *t_out, float *bu, float *bv) {
+  const pt_prim *prims = WS_PTR(const pt_prim, sc->prims);
+  uint32_t best = PT_NO_HIT;
+  float bt = tmax;
+  for (uint32_t i = 0; i < sc->prim_count; ++i) {
+    if (i == skip)
+      continue;
+    const float t = pt_prim_hit(&prims[i], o, d, PT_EPS, bt);
+    if (t < bt) {
+      bt = t;
+      best = i;
+    }
+  }
+  if (sc->tri_count != 0u) {
+    const pt_ray r = pt_ray_make(o, d);
+    const uint32_t tri = pt_bvh_hit(sc, &r, PT_EPS, &bt, bu, bv, 0);
+    if (tri != PT_NONE)
+      best = PT_TRI_BIT | tri;
+  }
+  *t_out = bt;
+  return best;
+}
+
+/* Whether any triangle lies on the segment (PT_EPS, tmax). */
+WS_DEVICE static inline int pt_tri_occluded(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax) {
+  if (sc->tri_count == 0u)
+    return 0;
+  const pt_ray r = pt_ray_make(o, d);
+  float t = tmax, u = 0.0f, v = 0.0f;
+  return pt_bvh_hit(sc, &r, PT_EPS, &t, &u, &v, 1) != PT_NONE;
+}
+
+#endif
