@@ -124,7 +124,7 @@ scene-description)
   ;;
 version-threads)
   expect 0 "^wavesched-pathtracer [0-9]+\.[0-9]+\.[0-9]+$" --version
-  expect 0 "on cpu \(1 OpenMP thread" --threads 1 --width 8 --height 8 --spp 1
+  expect 0 "on cpu \(1 thread\)" --threads 1 --width 8 --height 8 --spp 1
   ;;
 *)
   echo "unknown case $case_"

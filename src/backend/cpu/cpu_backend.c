@@ -329,6 +329,6 @@ ws_status ws_backend_cpu_open(ws_device *dev, const ws_device_config *config) {
   }
   dev->impl = c;
   dev->ops = &cpu_ops;
-  snprintf(dev->name, sizeof dev->name, "cpu (%d threads)", threads);
+  snprintf(dev->name, sizeof dev->name, "cpu (%d thread%s)", threads, threads == 1 ? "" : "s");
   return WS_OK;
 }
