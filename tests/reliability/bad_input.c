@@ -1396,7 +1396,7 @@ static void run_with_threads(int threads, uint32_t N, uint32_t *result, uint32_t
   ws_device *d = NULL;
   EXPECT(ws_device_create(&dc, &d), WS_OK);
   char want[32];
-  snprintf(want, sizeof want, "(%d threads)", threads);
+  snprintf(want, sizeof want, "(%d thread%s)", threads, threads == 1 ? "" : "s");
   if (threads)
     assert_true(contains(ws_device_name(d), want));
   rig r;
