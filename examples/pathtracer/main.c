@@ -56,7 +56,9 @@ static void usage(FILE *f) {
           "                                   continuations (the megakernel always inlines)\n"
           "  --batch-spp N                    samples per dispatch (default: about 262144\n"
           "                                   paths on the CPU, 4194304 on a GPU)\n"
-          "  --layout aos|soa                 frame layout (default aos)\n"
+          "  --layout aos|soa                 frame layout (default soa on GPUs, aos on the CPU)\n"
+          "  --tail N                         finish the last < N frames of a batch in one\n"
+          "                                   launch (inline NEE; default pool/32, 0 = off)\n"
           "  --accounting materialized|incremental|fused (default fused on CUDA,\n"
           "                                   incremental elsewhere)\n"
           "  --verify                         verify the queues every iteration\n"
@@ -348,6 +350,7 @@ int main(int argc, char **argv) {
                                        {"batch-spp", required_argument, 0, 'B'},
                                        {"layout", required_argument, 0, 'l'},
                                        {"accounting", required_argument, 0, 'a'},
+                                       {"tail", required_argument, 0, 'L'},
                                        {"verify", no_argument, 0, 'V'},
                                        {"no-shadow-counters", no_argument, 0, 'X'},
                                        {"output", required_argument, 0, 'o'},
@@ -417,6 +420,9 @@ int main(int argc, char **argv) {
       break;
     case 'a':
       o.accounting = pick("accounting", optarg, acc_names, 3);
+      break;
+    case 'L':
+      o.tail_frames = number("tail", optarg, 0);
       break;
     case 'V':
       o.verify = true;
@@ -606,8 +612,9 @@ int main(int argc, char **argv) {
            scene.tri_count, scene.node_count, scene.bvh_depth, scene.prim_count, scene.mat_count,
            scene.tex_count, scene.light_count);
   if (o.scheduler == WS_SCHEDULER_WAVEFRONT)
-    printf("  wavefront scheduler: pool %u, %s, %s accounting; NEE %s", o.pool,
-           layout_names[o.layout], acc_names[o.accounting], inline_nee ? "inline" : "pipeline");
+    printf("  wavefront scheduler: pool %u, %s, %s accounting, tail %u; NEE %s", o.pool,
+           layout_names[o.layout], acc_names[o.accounting], o.tail_frames,
+           inline_nee ? "inline" : "pipeline");
   else
     printf("  megakernel scheduler; NEE inline");
   if (!inline_nee)

@@ -43,7 +43,8 @@ pt_options pt_options_default(void) {
   o.rr_depth = 3;
   o.seed = 1;
   o.nee_mode = PT_NEE_PIPELINE;
-  o.layout = WS_LAYOUT_AOS;
+  o.layout = PT_DEFAULT;
+  o.tail_frames = PT_DEFAULT;
   o.accounting = -1;
   return o;
 }
@@ -52,9 +53,19 @@ int pt_default_accounting(ws_backend_kind backend) {
   return backend == WS_BACKEND_CUDA ? 2 : 1;
 }
 
+uint32_t pt_default_layout(ws_backend_kind backend) {
+  return backend == WS_BACKEND_CPU ? WS_LAYOUT_AOS : WS_LAYOUT_SOA;
+}
+
+uint32_t pt_default_tail(uint32_t pool) { return pool / 32u; }
+
 void pt_options_resolve(pt_options *o, ws_backend_kind backend) {
   if (!o->pool)
     o->pool = pt_default_pool(backend);
+  if (o->layout == PT_DEFAULT)
+    o->layout = pt_default_layout(backend);
+  if (o->tail_frames == PT_DEFAULT)
+    o->tail_frames = pt_default_tail(o->pool);
   if (!o->batch_spp)
     o->batch_spp = pt_default_batch(o, backend);
   if (o->accounting == -1)
@@ -83,7 +94,7 @@ int pt_options_check(const pt_options *o, char *err, size_t err_cap) {
   if (o->shadow_capacity > PT_MAX_POOL)
     PT_BAD("--shadow-capacity %u is above the limit of %u slots", o->shadow_capacity,
            PT_MAX_POOL);
-  if (o->layout > WS_LAYOUT_SOA)
+  if (o->layout > WS_LAYOUT_SOA && o->layout != PT_DEFAULT)
     PT_BAD("--layout: unknown layout %u", o->layout);
   if (o->accounting < -1 || o->accounting > 2)
     PT_BAD("--accounting: unknown mode %d", o->accounting);
@@ -173,6 +184,9 @@ static void collect(const ws_scheduler *s, pt_stats *st) {
   t->aux_dispatch_count += d.aux_dispatch_count;
   t->forced_drain_count += d.forced_drain_count;
   t->blocked_count += d.blocked_count;
+  t->host_sync_count += d.host_sync_count;
+  t->tail_item_count += d.tail_item_count;
+  t->loop = d.loop;
   t->elapsed_ms += d.elapsed_ms;
   /* device time: a sum over dispatches, unknown (-1) once any is unknown */
   t->device_ms = d.device_ms < 0 || t->device_ms < 0 ? -1.0 : t->device_ms + d.device_ms;
@@ -336,6 +350,7 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   cfg.kind = o->scheduler;
   cfg.resident_frames = o->pool;
   cfg.layout = o->layout;
+  cfg.tail_frames = o->tail_frames;
   cfg.accounting = (ws_accounting)o->accounting;
   cfg.statistics = true;
   cfg.verify_queues = o->verify;
@@ -463,7 +478,8 @@ void pt_print_stats(FILE *f, const pt_stats *s) {
           d->scanned_slot_count, d->max_active_count, d->elapsed_ms);
   if (d->device_ms >= 0)
     fprintf(f, " (device %.3f ms)", d->device_ms);
-  fputc('\n', f);
+  fprintf(f, "; %s loop, %" PRIu64 " host synchronizations, %" PRIu64 " items in the tail\n",
+          d->loop == WS_LOOP_DEVICE ? "device" : "host", d->host_sync_count, d->tail_item_count);
   if (s->aux_count)
     fprintf(f,
             "auxiliary: %" PRIu64 " stage dispatches, %" PRIu64 " forced drains, %" PRIu64

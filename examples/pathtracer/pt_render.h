@@ -28,7 +28,10 @@ typedef struct pt_options {
   int nee_mode;                /* PT_NEE_PIPELINE (wavefront default) / PT_NEE_INLINE;
                                   the megakernel always runs inline */
   uint32_t batch_spp;          /* samples per dispatch; 0 = pt_default_batch() */
-  uint32_t layout;             /* WS_LAYOUT_AOS / WS_LAYOUT_SOA */
+  uint32_t layout;             /* WS_LAYOUT_AOS / WS_LAYOUT_SOA; PT_DEFAULT =
+                                  pt_default_layout(backend) (default) */
+  uint32_t tail_frames;        /* ws_scheduler_config.tail_frames; PT_DEFAULT =
+                                  pt_default_tail(pool) (default) */
   int accounting;              /* 0 materialized, 1 incremental, 2 fused;
                                   -1 = pt_default_accounting(backend) (default) */
   bool verify;                 /* verify queues every iteration */
@@ -87,6 +90,17 @@ uint32_t pt_default_pool(ws_backend_kind backend);
  * frame, which on the CPU costs more than the publish pass it saves
  * (docs/benchmarks.md) and on Vulkan was not measured. */
 int pt_default_accounting(ws_backend_kind backend);
+/* "Use the default" for layout and tail_frames. */
+#define PT_DEFAULT 0xffffffffu
+/* Layout when layout = PT_DEFAULT: SoA on GPUs, where each warp's frame
+ * accesses then coalesce (H200, 1080p 1 spp, kernel time: pipeline 5.39 ms
+ * AoS vs 4.29 ms SoA, inline 3.50 vs 2.56: docs/decisions.md); AoS on the
+ * CPU, where a frame is one cache line's worth of neighbours. */
+uint32_t pt_default_layout(ws_backend_kind backend);
+/* Tail when tail_frames = PT_DEFAULT: pool / 32 (the last frames of a batch
+ * finish in one launch instead of many small ones; it runs with inline NEE
+ * only: the shadow pipeline's pool is an auxiliary work). */
+uint32_t pt_default_tail(uint32_t pool);
 /* Samples per dispatch when batch_spp = 0: about 2^18 paths per dispatch on
  * the CPU (16 pools' worth at the default R), 2^22 on a GPU; at least 1 spp, at
  * most spp. Depends only on the image settings and the backend, never on the
