@@ -40,6 +40,9 @@ rc=0
 if ls .debs/scenes/*.deb >/dev/null 2>&1; then
   for f in .debs/scenes/*.deb .debs/libcmocka*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
   [ -f .debs/scenes/models.tar.gz ] && tar -xzf .debs/scenes/models.tar.gz -C /
+  # bookworm's zlib1g-dev links libz.so to its own libz.so.1.2.13: use the host's
+  z=/usr/lib/x86_64-linux-gnu/libz.so
+  [ -e $z ] || ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libz.so.1.* /lib/x86_64-linux-gnu/libz.so.1.* 2>/dev/null | head -1)" $z
   ldconfig 2>/dev/null
 else
   echo "bench-scenes: no .debs/scenes (run scripts/fetch-scenes on a Debian machine and carry .debs)"
