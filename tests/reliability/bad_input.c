@@ -695,10 +695,13 @@ static void test_endless_item(void **state) {
                {WS_SCHEDULER_WAVEFRONT, 1000, 0, "iteration limit 1000"},
                {WS_SCHEDULER_WAVEFRONT, 1000, 8, tail_needle}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    /* lavapipe ends a shader invocation's loops after about 65,535
-     * iterations (docs/vulkan.md): the item stops long before 2^24 runs */
-    if (cases[k].limit == 0 && strstr(ws_device_name(g_dev), "llvmpipe")) {
-      printf("  megakernel, limit 0: skipped on %s (its loops stop at ~65,535 iterations)\n",
+    /* Vulkan drivers bound a shader invocation's time: lavapipe ends its
+     * loops after about 65,535 iterations (docs/vulkan.md), NVIDIA's driver
+     * loses the device (VK_ERROR_DEVICE_LOST, measured on the H200) long
+     * before one invocation has run 2^24 continuations */
+    if (cases[k].limit == 0 && ws_device_backend(g_dev) == WS_BACKEND_VULKAN) {
+      printf("  megakernel, limit 0: skipped on %s (a shader invocation cannot run 2^24 "
+             "continuations)\n",
              ws_device_name(g_dev));
       continue;
     }
