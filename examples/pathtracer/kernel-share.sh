@@ -17,6 +17,8 @@
 #                 frame store, token write);
 #   stage         plain user kernels (<name>_ws_launch_gpu: the auxiliary
 #                 pipeline's stages, the image resolve);
+#                 The tail (<coroutine>_ws_tail_gpu: the last frames run to
+#                 their end) counts here too: it is the coroutine's own work.
 #   megakernel    <coroutine>_ws_mega_launch_gpu.
 # Copies (the per-iteration count readback) are not kernels and not counted;
 # the time the GPU waits for the host shows up as device_ms (the dispatch's
@@ -33,7 +35,7 @@ parse() { # ncu --csv output: quoted fields, one row per kernel and metric
   awk -F'","' '
     function kind(n) {
       if (n ~ /_ws_mega_launch_gpu$/) return "megakernel"
-      if (n ~ /_ws_(step_launch|step|dev)_gpu(<[^>]*>)?$/) return "continuation"
+      if (n ~ /_ws_(step_launch|step|dev|tail)_gpu(<[^>]*>)?$/) return "continuation"
       if (n ~ /_ws_launch_gpu$/ && n !~ /^ws_/) return "stage"
       if (n == "ws_cuda_fill_kernel") return "fill"
       return "scheduler"
