@@ -14,11 +14,10 @@
 #   continuation  the main path's continuations (<coroutine>_ws_step_gpu<j> in
 #                 the host loop, <coroutine>_ws_dev_gpu<j> in the device loop,
 #                 one kernel per continuation j: frame load, the user's code,
-#                 frame store, token write);
+#                 frame store, token write); the tail (<coroutine>_ws_tail_gpu:
+#                 the last frames run to their end) too, the coroutine's own work;
 #   stage         plain user kernels (<name>_ws_launch_gpu: the auxiliary
 #                 pipeline's stages, the image resolve);
-#                 The tail (<coroutine>_ws_tail_gpu: the last frames run to
-#                 their end) counts here too: it is the coroutine's own work.
 #   megakernel    <coroutine>_ws_mega_launch_gpu.
 # Copies (the per-iteration count readback) are not kernels and not counted;
 # the time the GPU waits for the host shows up as device_ms (the dispatch's
