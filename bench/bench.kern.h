@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the benchmarks: one source for the CPU and CUDA backends
  * (ws_add_kernels compiles it as C and, when CUDA is built, as CUDA). */
 #include "bench_kernels.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched benchmarks — shared host code (see bench_common.h). */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched benchmarks — what the three programs share: the command line,
  * opening the device (exit 77 when it is absent), the host monotonic clock,
  * order statistics, a small JSON writer and the summary lines bench/run-all

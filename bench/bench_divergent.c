@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_divergent — wavefront vs megakernel throughput on a divergent
  * workload, measured in the same run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched benchmarks — declarations shared by the host programs and the
  * benchmark kernels (bench.kern.h): argument blocks, frames, continuation
  * lists and the workload functions both sides evaluate.

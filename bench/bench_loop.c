@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_loop — the dispatch loop's overhead per iteration, as a ratio to the
  * bare floor of one host-driven iteration measured in the same run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_queue — the scheduler's queue operations as a fraction of the
  * device-to-device copy bandwidth measured in the same run.
  *

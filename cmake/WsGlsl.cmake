@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # GLSL compute shaders for the Vulkan backend, compiled by glslc at build time
 # and embedded in C (docs/vulkan.md). Needs WS_GLSLC (the glslc program, found
 # by the top-level CMakeLists.txt, or by the installed package's config).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install rules and the package files (docs/install.md):
 #   <prefix>/include/wavesched/*.h, *.glsl      the public headers (GLSL ones too:
 #                                                users' shaders include kernel.glsl)

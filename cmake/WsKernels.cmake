@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ws_add_kernels(<target> NAME <module> SOURCE <file.kern.h> [GLSL <dir>]
 #                [BACKENDS <backend>...])
 #

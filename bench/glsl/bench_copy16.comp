@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* bench_copy16 (bench.kern.h) for the Vulkan backend: dst[i] = src[i] over
  * 16-byte elements (bench_queue's device-to-device copy baseline). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* bench_copy4 (bench.kern.h) for the Vulkan backend: dst[i] = src[i] over
  * 4-byte elements (bench_queue restores token arrays with it). */

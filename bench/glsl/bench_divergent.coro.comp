@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The bench_divergent coroutine (bench.kern.h, bench_kernels.h) for the
  * Vulkan backend: same frame, arguments, continuations and arithmetic.

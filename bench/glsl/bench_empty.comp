@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* bench_empty (bench.kern.h) for the Vulkan backend: does nothing (the
  * launch floor of bench_loop). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CLI's built-in divergent workload, shared by host and kernels.
  *
  * Each item draws a length from its id: most are short, a few are hundreds

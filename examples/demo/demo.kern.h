@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the demo workload: one source for the CPU and CUDA backends. */
 #include "demo.h"
 

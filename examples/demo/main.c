@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched-demo: runs the built-in divergent workload (or the auxiliary
  * pipeline scenario) on a chosen backend and prints the statistics table.
  *

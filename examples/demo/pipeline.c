@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched-demo --scenario pipeline: the permanent regression's pipeline
  * (tests/aux/regression.kern.h, SPEC §6) driven through the library's slot
  * pool, with the per-continuation and per-stage statistics table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef WS_DEMO_PIPELINE_H
 #define WS_DEMO_PIPELINE_H
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CPU backend threads: the speed of a build without any environment variable
 # against another build with and without OMP_WAIT_POLICY=passive (the
 # measurement behind docs/decisions.md "CPU kernel threads").

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Issue 15's measurements, one command for the GPU machine (no interaction):
 #   1. unpacks what scripts/fetch-scenes put in .debs/scenes (assimp, stb,
 #      OpenEXR .debs, and the model files under /usr/share), builds the path

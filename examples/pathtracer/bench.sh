@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the path tracer with CUDA, runs its tests on the CUDA device and the
 # CPU-vs-CUDA comparison, then times renders: wavefront (shadow pipeline at the
 # default capacity, with partial admission on a quarter of it, inline NEE,

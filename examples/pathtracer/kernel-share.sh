@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Where a render's GPU time goes: Nsight Compute (ncu) times every kernel of
 # one path tracer run (metric gpu__time_duration.sum, clocks left alone), and
 # the kernels are summed by kind:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched-pathtracer: renders the built-in Cornell box or scenes from
  * files (--scene) with the wavefront (or megakernel) scheduler, writes PNG,
  * PFM or OpenEXR images and prints the statistics table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — kernels: one source for the CPU and CUDA backends.
  *
  * Main path (a coroutine): entry = camera ray; "intersect" (closest hit);

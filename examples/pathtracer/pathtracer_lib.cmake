@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The path tracer's kernels and host driver as a static library, shared by
 # the CLI (examples/pathtracer) and tests/pathtracer. Included once per build
 # tree: from examples/pathtracer, or from tests/pathtracer when the examples

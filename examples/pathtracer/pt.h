@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — types shared by the host driver and the kernels.
  *
  * Everything here is plain C11 (and valid CUDA C++): scene records, the main

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — device geometry: vectors, primitive and triangle
  * intersection, BVH traversal. One source for the CPU and CUDA kernels
  * (included by pathtracer.kern.h) and for the host-side BVH test

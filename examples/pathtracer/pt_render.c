@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — host driver (pt_render.h). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "pt_render.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — host driver: builds the scene, the scheduler and
  * the shadow pipeline, renders in batches of samples, resolves the image.
  * Used by the CLI (main.c) and by tests/pathtracer. Public wavesched API only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — scenes on the host (pt_scene.h). */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "pt_scene.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched path tracer — scenes on the host: the built-in Cornell box,
  * triangle meshes from files (glTF 2.0 and OBJ through assimp), scene
  * description files, the BVH (binned SAH) and the light list. The result is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Types shared by the host (main.c) and the kernels (collatz.kern.h). */
 #include "wavesched/pool_kernel.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernels: one C source for the CPU and CUDA backends (glsl/ has them for Vulkan). */
 #include "collatz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tutorial's host (docs/tutorial.md): Collatz steps of 2..N+1. tutorial [cpu|cuda|vulkan] */
 #include "collatz.h"
 #include "wavesched/pool.h"

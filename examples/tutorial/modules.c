@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The module set that ws_add_kernels generates (CMake), written by hand for
  * the build without CMake (Makefile): the CPU module of collatz.kern.h, the
  * CUDA one with COLLATZ_CUDA, and with COLLATZ_VULKAN the Vulkan one, from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — writing kernels in GLSL for the Vulkan backend (the twin of
  * kernel.h; see docs/vulkan.md).
  *

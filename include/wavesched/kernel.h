@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * wavesched — writing kernels in portable C (one source for CPU and CUDA).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * wavesched — the launch record shared by the host, C/CUDA kernels and GLSL.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — device side of the library's multi-stage slot pool (pool.h) in
  * GLSL for the Vulkan backend: the twin of pool_kernel.h, same storage, same
  * semantics (docs/vulkan.md, docs/protocol.md).

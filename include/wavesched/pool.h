@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * wavesched — the library's multi-stage slot pool: a ready-made auxiliary
  * work (SPEC §3.3) so that users get the protocol right without writing it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * wavesched — device side of the library's multi-stage slot pool (pool.h).
  * One source for CPU and CUDA kernels, like kernel.h.

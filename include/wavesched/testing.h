@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * wavesched — hooks for the library's own tests. Not for production use:
  * they change global state and exist so that fault-injection and

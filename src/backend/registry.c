@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the backend registry: which backends this build contains and
  * how each one opens a device. The core asks here (ws_backend_find) and
  * knows no backend by name; a backend is added by one row below and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the backend registry (internal): one row per backend kind. */
 #ifndef WAVESCHED_BACKEND_REGISTRY_H
 #define WAVESCHED_BACKEND_REGISTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the one host allocator (internal).
  *
  * Every host allocation of the library goes through these functions so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — auxiliary work: registration (SPEC §3.5), the host's
  * observation of each work and the client calls the host loop makes. The
  * decisions themselves (SPEC §3.4 A-E) are in decide.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the single-stage protocol (SPEC §3.2) as an adapter.
  *
  * Under WS_AUX_SINGLE_STAGE every work is one queue consumed by its legacy

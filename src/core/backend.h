@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the backend interface (internal).
  *
  * A backend is a table of function pointers over one device and one in-order

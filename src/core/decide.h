@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the loop's decisions (SPEC §2.2 and §3.4), one source.
  *
  * Every choice the dispatch loop makes is a function of one flat record, the

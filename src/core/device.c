@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — devices, buffers, readbacks and kernel lookup: thin wrappers
  * that validate arguments once and forward to the backend table. */
 #include "device.h"

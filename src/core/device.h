@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — device, buffer and readback objects (internal). */
 #ifndef WAVESCHED_CORE_DEVICE_H
 #define WAVESCHED_CORE_DEVICE_H

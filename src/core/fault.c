@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — backend fault injection for the library's tests (testing.h).
  *
  * ws_testing_fail_backend_after(dev, n) swaps dev->ops for a wrapping table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the fault layer's hooks for backends (internal; the public
  * side is include/wavesched/testing.h, the implementation src/core/fault.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the host loop (SPEC §2-3, docs/loop.md).
  *
  * One iteration: observe (enqueue the readbacks, synchronize once, ask the

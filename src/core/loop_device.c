@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the device loop, host side (SPEC §2.2a, docs/loop.md).
  *
  * The decisions of decide.h run where the data is: the loop state, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the messages of the decisions' error records (decide.h).
  *
  * Both loops end a dispatch the same way: the decisions write an error

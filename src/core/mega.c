@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the megakernel scheduler (SPEC §2.3): one launch over N
  * items, each thread running its item from the entry to termination. No
  * pool, no queues: the baseline every benchmark compares against, driven

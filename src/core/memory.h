@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — checks before memory (internal).
  *
  * Every size the library derives from user input is computed in 64 bits and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the library's multi-stage slot pool (pool.h). Host side only:
  * reset writes the free stack once per dispatch; the per-iteration path is
  * one enqueued readback of 2 + S words. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — scheduler internals shared by the core's files:
  *   scheduler.c  creation, configuration checks, reservation, statistics
  *   aux.c        auxiliary work: registration, host observation, client calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — scheduler creation, configuration checks and statistics. The
  * dispatch loop itself is in loop.c, auxiliary work in aux.c. */
 #include <inttypes.h>

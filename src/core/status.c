@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "wavesched/status.h"
 
 const char *ws_status_name(ws_status status) {

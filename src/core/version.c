@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the version of the library that is linked, which may differ
  * from the headers a program was compiled with (a shared library replaced
  * under it): compare ws_version_number() with WS_VERSION_NUMBER. */

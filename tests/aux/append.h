@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Issue 18's test pipeline: a 4-slot single-stage auxiliary client with
  * append allocation. Publications take the slot at the extent and raise the
  * live count; a stage dispatch terminates at most AP_RELEASE_MAX of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of issue 18's test (append.h): one source for CPU and CUDA. */
 #include "append.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Issue 18: admission against materializable storage.
  *
  * A 4-slot single-stage client with append allocation (append.h): its free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the auxiliary-work tests: open the backend named on the command
  * line, or ask ctest to skip (exit 77) when it has no device. */
 #ifndef WS_TEST_AUX_COMMON_H

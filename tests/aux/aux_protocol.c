@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Protocol tests of the auxiliary-work interface (SPEC §3.2-§3.6, §4):
  * single-stage clients, the §3.6 counterexample, admission arithmetic,
  * registration errors, protocol violations and partial admission.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The permanent regression of SPEC §6 on one backend.
  *
  *   aux_regression --backend B --mode green   hand-written client, multi-stage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A configurable pipeline for the protocol tests: a main coroutine that
  * publishes into a shared slot pool, and one stage kernel driven by a
  * transition table, with switches that make a stage clone items or never let

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the protocol tests: one source, CPU and CUDA. */
 #include "proto.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The permanent regression of SPEC §6, shared by host and kernels.
  *
  * 67 logical main paths, an 8-frame pool, one auxiliary work of capacity 8

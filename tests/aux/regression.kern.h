@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the permanent regression (SPEC §6): one source, CPU and CUDA. */
 #include "regression.h"
 

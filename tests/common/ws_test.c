@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched tests — the shared harness (see ws_test.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "ws_test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched tests — the small harness every test program shares.
  *
  *   int main(int argc, char **argv) {

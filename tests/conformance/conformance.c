@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cross-backend conformance (issue 5): the same cases on every backend that
  * is available at run time — the CPU always, CUDA and Vulkan when
  * ws_device_create succeeds — with every integer result compared exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host side of the t_basic test coroutine: buffers, a run, exact checks.
  * Shared by the core test programs (header-only, static functions). */
 #ifndef WS_TESTS_T_BASIC_HOST_H

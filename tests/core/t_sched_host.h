@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host side of the t_sched test coroutines (see kernels/t_sched.h). */
 #ifndef WS_TESTS_T_SCHED_HOST_H
 #define WS_TESTS_T_SCHED_HOST_H

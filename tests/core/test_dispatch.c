@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Core dispatch tests (issue 2), each on every legal combination of
  * layout x accounting x compaction x policy:
  *   oversubscribed   N = 257 over R = 64: exact per-item results, every item

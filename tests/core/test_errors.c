@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors, never hangs (SPEC §4; issue 2):
  *   status_table       ws_status_name / ws_strerror cover every code of
  *                      WS_STATUS_MAP, values unique, unknown values named;

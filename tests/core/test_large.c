@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large logical counts (issue 2): N = 1,000,000 items over R = 4,096
  * resident frames complete with exact per-item results, on a few
  * combinations (the full matrix runs at small N in core_dispatch), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host loop and the device loop (SPEC §2.2a) on the same inputs: every
  * configuration the core and auxiliary tests use runs once in each, and
  * every statistic and every item's result must be equal. The device loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scheduling decisions (issue 2), each on every legal combination:
  *   greedy_order   N = R = 65, item 0 -> "small", the rest -> "large": under
  *                  the greedy policy all 64 "large" finish before "small"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Verification mode (SPEC §5; issue 2):
  *   clean[combo]       verify_queues on: correct runs report nothing (WS_OK,
  *                      empty last error) on every combination, results exact;

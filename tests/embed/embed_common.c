@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embedding tests: the shared dispatch and checks (embed_common.h). */
 #include "embed_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embedding tests (docs/install.md, "Embedding"): what both programs do on
  * a wavesched device made on the application's own GPU objects. */
 #ifndef WS_TEST_EMBED_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embedding on CUDA (ws_device_config.cuda_stream): the test plays the host
  * application. It makes its device current and creates its own stream,
  * hands the stream to wavesched, runs the tutorial's coroutine on two

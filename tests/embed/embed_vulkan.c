@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embedding on Vulkan (ws_device_config.vulkan): the test plays the host
  * application. It creates its own VkInstance, VkDevice (only the three
  * features wavesched requires) and queue, hands them to wavesched, runs the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The package test (scripts/test step `package`, docs/install.md): installs
 # wavesched into temporary prefixes and uses it as a user would.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test coroutine "t_basic": a self-loop over a frame of many field types.
  *
  * Item `id` runs the entry once, then len(id) steps (0..11) split between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the "t_basic" test coroutine (see t_basic.h): one source for
  * the CPU and CUDA backends. */
 #include "t_basic.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small test coroutines that pin down scheduling decisions (module t_sched):
  *
  *   t_order     entry -> "small" (item 0) or "large" (every other item);

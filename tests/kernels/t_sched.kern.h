@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the scheduling-decision test coroutines (see t_sched.h): one
  * source for the CPU and CUDA backends. */
 #include "t_sched.h"

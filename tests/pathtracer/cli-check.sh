@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The path tracer CLI's failure classes (docs/pathtracer.md "Tests"): each
 # case runs wavesched-pathtracer with one bad input and checks the exit
 # status and that the message names what was wrong.

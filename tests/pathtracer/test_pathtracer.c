@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the wavefront path tracer (examples/pathtracer, docs/pathtracer.md).
  *
  *   test_pathtracer --backend cpu|cuda|vulkan

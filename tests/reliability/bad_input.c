@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad input and misbehaving clients (issue 6, docs/errors.md): every public
  * call given what it must refuse returns its documented status, leaves *out
  * NULL, leaks nothing and leaves a message. Complements tests/aux

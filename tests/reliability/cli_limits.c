@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The demo CLI under hostile input (issue 12, "checks before memory"):
  * malformed numbers are refused naming the option (exit 2); a pool larger
  * than the items is reduced, not reserved; a request larger than the

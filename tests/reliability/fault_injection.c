@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fault injection (issue 6, issue 12; SQLite's method): for N = 1, 2, ...
  * fail the Nth host allocation (ws_testing_fail_alloc_after) or the Nth
  * backend call (ws_testing_fail_backend_after: a wrapper around the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the reliability tests: a small but complete workload built on
  * the fuzzer's table-driven coroutine (tools/fuzz/fz.h): K = 3 main
  * continuations, every one a publisher of an auxiliary work, one or two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fuzzer's generic "table-driven" coroutine and auxiliary stages.
  *
  * Coroutines are compiled kernels, so the fuzzer cannot generate code; it

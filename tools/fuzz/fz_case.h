@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One fuzz case as fz_harness.c decodes it from the input bytes, and what
  * the reference loop (fz_loop.c) predicts for one dispatch of it. */
 #ifndef WS_FUZZ_FZ_CASE_H

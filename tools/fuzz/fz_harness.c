@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fuzz harness (see fz_harness.h and fz.h).
  *
  * Input decoding (every byte optional: a short input reads zeros):

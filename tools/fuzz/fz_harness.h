@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fuzz harness: bytes -> a random coroutine graph, pool, auxiliary
  * works and options; runs it on the CPU backend and checks it against a
  * sequential reference model (fz_harness.c). Used by the libFuzzer target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the fuzzer's table-driven coroutine (see fz.h): one source for
  * the CPU and CUDA backends. */
 #include "fz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fuzz kernels as one C translation unit plus their module set, for
  * builds outside CMake (run.sh). CMake builds generate the same with
  * ws_add_kernels(... NAME fz_kernels SOURCE fz.kern.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer entry point: clang -fsanitize=fuzzer,address,undefined (run.sh). */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fuzzer's reference loop: SPEC §2.2 and §3.4 written again, from the
  * specification, over sets of items instead of slots, so that the harness
  * can predict a dispatch's exact iteration count and order-dependent

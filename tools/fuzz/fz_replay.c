@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays fuzz inputs through the same harness without libFuzzer (any C
  * compiler): the corpus check of the normal test suite.
  *   fz_replay [--describe] FILE|DIR...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the wavesched fuzzer with clang + libFuzzer + ASan + UBSan straight
 # from the library sources (no CMake), replays the committed seed corpus, then
 # fuzzes for a bounded time. Exits non-zero on any crash, sanitizer report,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/model/check.sh -- model-check the shared-capacity auxiliary protocol
 # (SPEC 3.3/3.4) with spin, over every small configuration, and check that the
 # entry-only admission of SPEC 3.6 is caught overflowing.

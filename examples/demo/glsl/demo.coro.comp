@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The demo coroutine (examples/demo/demo.kern.h) in GLSL for the Vulkan
  * backend: the same frame, arguments, continuations and arithmetic, so every

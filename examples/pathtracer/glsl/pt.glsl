@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The path tracer's shared device code (examples/pathtracer/pt.h and
  * pathtracer.kern.h) in GLSL for the Vulkan backend: the same structs, the
  * same argument bytes and the same arithmetic, operation for operation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The path tracer's main path (examples/pathtracer/pathtracer.kern.h,
  * coroutine pt_path) in GLSL for the Vulkan backend: the same frame, the

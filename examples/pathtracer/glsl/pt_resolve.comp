@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 40
 /* The resolve kernel (pathtracer.kern.h pt_resolve): one pixel per index,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 56
 /* The sample_light stage kernel of the shadow pipeline (pathtracer.kern.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The coroutine of collatz.kern.h for the Vulkan backend: the file name gives the entry
  * name ("collatz"), the continuations are the same functions with GLSL's syntax. */

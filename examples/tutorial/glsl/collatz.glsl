@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collatz.h in GLSL: the same structs (same fields, order and types, hence the same bytes)
  * and continuation indices, shared by collatz.coro.comp and collatz_store.comp. */
 #include "wavesched/pool.glsl"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 56
 /* The store stage of collatz.kern.h for the Vulkan backend (entry "collatz_store"; 56 =

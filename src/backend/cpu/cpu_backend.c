@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — CPU backend: the reference implementation of the backend
  * interface. Device addresses are host pointers; the stream is the calling
  * thread, so every enqueued operation runs eagerly and in order, and

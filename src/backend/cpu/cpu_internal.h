@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — CPU backend internals shared by cpu_backend.c and cpu_loop.c. */
 #ifndef WAVESCHED_CPU_INTERNAL_H
 #define WAVESCHED_CPU_INTERNAL_H

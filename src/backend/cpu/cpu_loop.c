@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the CPU backend's device loop: the reference of every other
  * backend's device loop (backend.h ws_loop_desc). The "device" is the host
  * here, so one run executes the iterations in the order the GPU loops record

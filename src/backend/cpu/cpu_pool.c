@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the CPU backend's worker threads (cpu_pool.h).
  *
  * Why not OpenMP: libgomp's threads are process-wide (omp_set_num_threads

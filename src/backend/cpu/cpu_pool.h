@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the CPU backend's worker threads (internal).
  *
  * The CPU launchers of kernel.h run a kernel's indices through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linked when the library is built without CUDA: --backend cuda then fails
  * with a message that says how to get it. */
 #include "../../core/device.h"

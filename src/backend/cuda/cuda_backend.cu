@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — CUDA backend: device, memory, copies, launches (backend.h).
  *
  * One device, one stream. Everything the core enqueues (fills, readbacks,

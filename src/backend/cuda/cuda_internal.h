@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — CUDA backend internals shared by cuda_backend.cu (device,
  * memory, copies, launches) and cuda_queue.cu (the scheduler's queue
  * kernels). C++ (CUDA or HIP) only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the CUDA backend's device loop (backend.h ws_loop_desc).
  *
  * One CUDA graph per scheduler, built once and replayed by every dispatch:

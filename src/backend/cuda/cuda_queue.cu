@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the CUDA backend's queue operations (backend.h): count,
  * gather, sorted gather, publish and compaction as GPU kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ws_cuda_queue_check — the CUDA backend's operations against the CPU
  * reference backend, op by op, on random inputs (ctest: cuda_queue_ops,
  * label cuda). Queue kernels have many paths — CUB or block-aggregated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — the thin CUDA/HIP mapping header of the CUDA backend.
  *
  * The backend is written against the CUDA runtime API. Compiled by hipcc

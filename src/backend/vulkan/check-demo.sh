@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs wavesched-demo on the Vulkan backend and on the CPU backend for every
 # scheduler configuration and compares them (docs/vulkan.md):
 #   - the result line (items, continuation runs, checksum) must be identical;

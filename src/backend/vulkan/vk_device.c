@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: instance, physical device selection, logical
  * device, and the backend table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend internals (docs/vulkan.md).
  *
  * One VkDevice, one queue, one command buffer that collects everything the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: buffers, memory and the address map.
  *
  * Each buffer owns one VkDeviceMemory allocation: the core reserves its few

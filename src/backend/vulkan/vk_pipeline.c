@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: compute pipelines and kernel launches.
  *
  * Every pipeline shares one layout: 128 bytes of push constants, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: the scheduler's queue operations (backend.h),
  * recorded as fills and dispatches of the shaders in shaders/.
  *

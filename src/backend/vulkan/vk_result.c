@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: VkResult names and their ws_status. */
 #include "vk_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: SPIR-V of the queue shaders in shaders/,
  * compiled by glslc and embedded by ws_glsl_embed (cmake/WsGlsl.cmake) as
  * ws_vk_shader_<file name>. */

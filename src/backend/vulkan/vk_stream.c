@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: the stream.
  *
  * Stream state machine (vk_impl):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linked when the library is built without Vulkan. */
 #include "../../core/device.h"
 #include "../registry.h"

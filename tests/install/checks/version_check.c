@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The installed package's versions agree: the headers' macros, the linked
  * library's ws_version()/ws_version_number(), and the CMake package's
  * version (WS_PACKAGE_VERSION, from find_package) when given; run.sh also

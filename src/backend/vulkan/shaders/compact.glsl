@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by compact_holes.comp and compact_move.comp: the push constants
  * (vk_queue.c compact_push) and the byte copy of one frame's storage. */
 #ifndef WAVESCHED_VK_COMPACT_GLSL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* Compaction, pass 1: every free slot (token 0) of [0, n) appends itself to
  * scratch; state[HOLES] ends as their number (zeroed by the host).

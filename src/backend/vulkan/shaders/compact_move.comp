@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* Compaction, pass 2: the k-th live frame found in [n, scan) moves into
  * hole scratch[k]: its frame storage, id and token; its old token becomes 0.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* counts[t] += |{s < scan : tokens[s] == t}| for t in 0..K (the host zeroed
  * counts[0..K] first; counts[K+1] is not touched). Tokens above K cannot be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* slots[0..m) = the slots s < scan with tokens[s] == token, in any order;
  * counter[0] = m (the host zeroed it first). Launch: n = scan. */

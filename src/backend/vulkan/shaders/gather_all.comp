@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* Counting-sort scatter: every slot s < scan with token t in 1..K takes the
  * next position of queue t, starting at offsets[t] (gather_all_prefix), so

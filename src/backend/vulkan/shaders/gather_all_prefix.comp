@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* offsets[t] = counts[1] + ... + counts[t-1] for t in 1..K: the start of
  * queue t's slots in the counting sort. One workgroup: invocation j sums a

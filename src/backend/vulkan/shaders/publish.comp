@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* Incremental accounting after a launch of n frames from continuation src:
  * counts[src] -= n (src != 0) and counts[tokens[slot]] += 1 for each frame

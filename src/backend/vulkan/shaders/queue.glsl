@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the queue shaders: a per-workgroup histogram so that a
  * workgroup issues one global atomic per token it saw instead of one per
  * slot (DEVICE.md: naive global atomics are 5-100x slower). Used when the

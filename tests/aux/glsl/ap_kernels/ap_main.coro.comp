@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* Issue 18's main coroutine (tests/aux/append.kern.h, ap_main) in GLSL:
  * entry -> produce (x3, one append publication each) -> terminate. */

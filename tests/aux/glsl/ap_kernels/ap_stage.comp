@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 48
 /* Issue 18's stage kernel (tests/aux/append.kern.h, ap_stage): one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Issue 18's test pipeline (tests/aux/append.h and append.kern.h) in GLSL:
  * the argument struct and constants, same fields and order as the C source. */
 #ifndef WS_TEST_APPEND_GLSL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The protocol tests' pipeline (tests/aux/proto.h and proto.kern.h) in
  * GLSL: the structs, constants and the publish helper shared by
  * pt_main.coro.comp and pt_stage.comp. Same fields, same order, same

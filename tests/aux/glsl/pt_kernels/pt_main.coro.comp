@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The protocol tests' main coroutine (tests/aux/proto.kern.h, pt_main) in
  * GLSL: entry -> sparse_publish -> dense_publish -> main_after_publish. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 112
 /* The protocol tests' stage kernel (tests/aux/proto.kern.h, pt_stage): one

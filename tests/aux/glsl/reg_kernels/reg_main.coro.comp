@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The regression's main coroutine (tests/aux/regression.kern.h, reg_main)
  * in GLSL: entry -> sparse_publish -> dense_publish -> main_after_publish,

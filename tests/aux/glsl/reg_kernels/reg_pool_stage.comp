@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 112
 /* The library pool's stage kernel (tests/aux/regression.kern.h,

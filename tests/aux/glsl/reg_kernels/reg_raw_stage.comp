@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 112
 /* The hand-written client's stage kernel (tests/aux/regression.kern.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The permanent regression of SPEC §6 (tests/aux/regression.h and
  * regression.kern.h) in GLSL: the structs, constants and device helpers
  * shared by reg_main.coro.comp, reg_raw_stage.comp and reg_pool_stage.comp.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The "t_basic" test coroutine (tests/kernels/t_basic.h, t_basic.kern.h) in
  * GLSL for the Vulkan backend: same frame, arguments, continuations and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The "t_forkjoin" test coroutine (tests/kernels/t_sched.h, t_sched.kern.h)
  * in GLSL for the Vulkan backend: same frame, arguments and continuations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fuzzer's table-driven coroutine (tools/fuzz/fz.h) in GLSL for the
  * Vulkan backend: the structs and the pure functions shared by
  * fz_main.coro.comp and fz_stage.comp. Same fields, same offsets, same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 /* The fuzzer's table-driven coroutine (tools/fuzz/fz_kernels.kern.h
  * fz_main) in GLSL: the same frame, tables, publications and checks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 96
 /* One stage of one auxiliary work over all C slots of its pool
