@@ -274,6 +274,25 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
       next_ = WS_TERMINATE;                                                             \
     }                                                                                   \
     return next_;                                                                       \
+  }                                                                                     \
+  /* An item from continuation `src` (0: its entry) to its end, as the       \
+   * megakernel and the tail run it: at most `limit` continuations (0 = no   \
+   * limit); an item stopped there is counted in counts[WS_COUNTS_LIMIT]. */   \
+  WS_DEVICE static inline void co##_ws_finish(const ws_launch *p, const ws_item *it_,   \
+                                              tframe *f_, uint32_t src, uint64_t limit) { \
+    uint32_t *counts_ = WS_PTR(uint32_t, p->counts);                                    \
+    uint32_t next_ = src;                                                               \
+    uint64_t runs_ = 0;                                                                 \
+    do {                                                                                \
+      if (limit && runs_ == limit) {                                                    \
+        ws_atomic_add_u32(&counts_[WS_COUNTS_LIMIT(p->continuation_count)], 1u);        \
+        return;                                                                         \
+      }                                                                                 \
+      next_ = co##_ws_resume(next_, it_, f_, WS_PTR(const targs, p->args),              \
+                             &counts_[WS_COUNTS_BAD(p->continuation_count)],            \
+                             p->continuation_count);                                    \
+      ++runs_;                                                                          \
+    } while (next_ != WS_TERMINATE);                                                    \
   }
 
 /* One frame of continuation `src` (0: the entry, for the new item `id`) at
@@ -365,18 +384,7 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     ws_item it;                                                                         \
     it.id = WS_PTR(const uint32_t, p->ids)[slot];                                       \
     tframe##_ws_load(&f, p, slot);                                                      \
-    uint32_t next = src;                                                                \
-    uint64_t runs = 0;                                                                  \
-    do {                                                                                \
-      if (limit && runs == limit) {                                                     \
-        ws_atomic_add_u32(&counts[WS_COUNTS_LIMIT(p->continuation_count)], 1u);         \
-        break;                                                                          \
-      }                                                                                 \
-      next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
-                            &counts[WS_COUNTS_BAD(p->continuation_count)],              \
-                            p->continuation_count);                                     \
-      ++runs;                                                                           \
-    } while (next != WS_TERMINATE);                                                     \
+    co##_ws_finish(p, &it, &f, src, limit);                                             \
     tokens[slot] = WS_TERMINATE;                                                        \
     /* a token outside 1..K was counted as a bad transition by the resume */            \
     if (src <= p->continuation_count)                                                   \
@@ -406,23 +414,11 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
    * against `limit`: an item that would run more stops and is counted, so a  \
    * coroutine that resumes itself forever cannot hang the launch. */          \
   WS_DEVICE static void co##_ws_mega(const ws_launch *p, uint32_t i) {                  \
-    uint32_t *counts = WS_PTR(uint32_t, p->counts);                                     \
     tframe f;                                                                           \
     ws_item it;                                                                         \
     memset(&f, 0, sizeof f);                                                            \
     it.id = p->first_id + i;                                                            \
-    uint32_t next = 0;                                                                  \
-    uint64_t runs = 0;                                                                  \
-    do {                                                                                \
-      if (p->limit && runs == p->limit) {                                               \
-        ws_atomic_add_u32(&counts[WS_COUNTS_LIMIT(p->continuation_count)], 1u);         \
-        break;                                                                          \
-      }                                                                                 \
-      next = co##_ws_resume(next, &it, &f, WS_PTR(const targs, p->args),                \
-                            &counts[WS_COUNTS_BAD(p->continuation_count)],              \
-                            p->continuation_count);                                     \
-      ++runs;                                                                           \
-    } while (next != WS_TERMINATE);                                                     \
+    co##_ws_finish(p, &it, &f, 0u, p->limit);                                           \
   }                                                                                     \
   enum {                                                                                \
     co##_ws_K = 0 CONTS(WS_CORO_COUNT_),                                                \
