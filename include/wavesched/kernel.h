@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "wavesched/export.h"
 #include "wavesched/launch.h"
 #include "wavesched/module.h"
 
@@ -460,12 +461,15 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     return WS_GPU_LAST_ERROR();                                                         \
   }
 #else
-/* Runs body(args, begin, end) over chunks of 0..n-1 on the CPU device's
+/** Runs body(args, begin, end) over chunks of 0..n-1 on the CPU device's
  * threads (`stream` is the device's pool, which the CPU backend passes;
  * NULL runs everything on the caller). Launches of fewer than 4096 indices
- * run on the caller. Defined by the CPU backend (src/backend/cpu/cpu_pool.c). */
-int ws_cpu_parallel_for(void *stream, uint32_t n, const void *args,
-                        void (*body)(const void *args, uint32_t begin, uint32_t end));
+ * run on the caller. Defined by the CPU backend (src/backend/cpu/cpu_pool.c);
+ * exported, since the launchers kernel.h generates in users' modules call it.
+ * Returns 0. */
+WS_EXTERN_C WS_API int ws_cpu_parallel_for(void *stream, uint32_t n, const void *args,
+                                           void (*body)(const void *args, uint32_t begin,
+                                                        uint32_t end));
 /* What a CPU device-loop launch hands its ranges: the launch, the
  * continuation, the plan read once at launch, and the scan bound. */
 typedef struct ws_cpu_dev_args_ {

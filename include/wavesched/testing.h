@@ -34,7 +34,7 @@ ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n);
 unsigned long ws_testing_backend_calls(const ws_device *dev);
 /** Failures injected since the last ws_testing_fail_backend_after. */
 unsigned long ws_testing_backend_faults(const ws_device *dev);
-/* The same countdown from the start of the next device's life: the next
+/** The same countdown from the start of the next device's life: the next
  * ws_device_create that reaches its backend's open counts the backend's own
  * allocations while it opens (CUDA: stream, events, pinned error words,
  * control block; Vulkan: command pool and buffer, fence, staging and state

@@ -119,7 +119,7 @@ const char *ws_device_name(const ws_device *dev);
 const char *ws_device_last_error(const ws_device *dev);
 /** Waits until every operation enqueued on the device's stream completed. */
 ws_status ws_device_synchronize(ws_device *dev);
-/* What the device says about its memory, in bytes: what buffers can still
+/** What the device says about its memory, in bytes: what buffers can still
  * use (*available) and the largest single buffer (*largest, may be NULL);
  * UINT64_MAX for a figure the backend does not know. CPU: the host memory
  * this process can still commit (MemAvailable, RLIMIT_AS, RLIMIT_DATA);
