@@ -343,9 +343,11 @@ WS_DEVICE static inline void pt_keys(const pt_args *a, uint32_t id, uint32_t *pi
   *sample = a->sample_base + id % a->batch_spp;
 }
 
+/* Outcome counters: lanes of a warp that count the same outcome combine
+ * into one atomic (a handful of words take every lane's count). */
 WS_DEVICE static inline void pt_count(const pt_args *a, uint32_t which) {
   if (a->counters)
-    ws_atomic_add_u32(WS_PTR(uint32_t, a->counters) + which, 1u);
+    ws_atomic_add_u32_agg(WS_PTR(uint32_t, a->counters) + which, 1u);
 }
 
 /* ======================================================================
