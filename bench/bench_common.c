@@ -49,7 +49,7 @@ static void usage(FILE *f, const bench_opts *o, const char *summary, const bench
           "  --quick                    smaller sizes and fewer repetitions (CPU runs)\n"
           "  --smoke                    tiny sizes: checks that it runs and verifies\n"
           "  --reps N                   timed repetitions (default: per size)\n"
-          "  --threads N                OpenMP threads of the CPU backend\n"
+          "  --threads N                threads of the CPU backend (0 = one per CPU)\n"
           "  --check                    open the device, print it, exit 0 (77 if absent)\n",
           o->prog, summary);
   for (size_t i = 0; i < extra_count; ++i) {

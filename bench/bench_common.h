@@ -29,7 +29,7 @@ typedef struct bench_opts {
   const char *json_path; /* NULL: no JSON */
   bench_size size;
   bool check_only; /* --check: open the device, print it, exit 0/77 */
-  int cpu_threads; /* --threads (CPU backend), 0 = OpenMP default */
+  int cpu_threads; /* --threads (CPU backend), 0 = one per CPU */
   int reps;        /* --reps: timed repetitions (0 = the program's default) */
 } bench_opts;
 

@@ -3,7 +3,7 @@
  * files (--scene) with the wavefront (or megakernel) scheduler, writes PNG,
  * PFM or OpenEXR images and prints the statistics table.
  * See docs/pathtracer.md. */
-#define _POSIX_C_SOURCE 200809L /* setenv, execv, isatty */
+#define _POSIX_C_SOURCE 200809L /* isatty */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -38,7 +38,7 @@ static void usage(FILE *f) {
           "  --camera-target X,Y,Z            point the camera looks at\n"
           "  --camera-fov DEG                 vertical field of view (default 39)\n"
           "  --backend cpu|cuda|vulkan        backend (default cpu)\n"
-          "  --threads N                      OpenMP threads of the CPU backend (default: all)\n"
+          "  --threads N                      threads of the CPU backend (default: one per CPU)\n"
           "  --scheduler wavefront|megakernel (default wavefront)\n"
           "  --width W, --height H            image size (default 256 x 256)\n"
           "  --spp N                          samples per pixel (default 16)\n"
@@ -313,16 +313,6 @@ static int open_output(const char *path, const char *what, FILE **keep) {
 }
 
 int main(int argc, char **argv) {
-  /* The wavefront runs thousands of short OpenMP regions per render on the
-   * CPU backend; libgomp's default spin-waiting between them made the
-   * default render 10x slower (8-11 s instead of 0.8 s) on 2 shared cores
-   * (docs/pathtracer.md). libgomp reads OMP_WAIT_POLICY only when it is
-   * loaded, before main, so unless the user chose a policy: restart once with
-   * passive waiting (if the restart fails, carry on as we are). */
-  if (!getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-  }
   pt_options o = pt_options_default();
   ws_device_config dc;
   memset(&dc, 0, sizeof dc);
@@ -484,7 +474,7 @@ int main(int argc, char **argv) {
       have_fov = 1;
       break;
     case 't':
-      /* the OpenMP runtime fails on absurd counts: 4096 is beyond any host */
+      /* refused before the int conversion: 4096 is beyond any host */
     {
       const uint32_t threads = number("threads", optarg, 1);
       if (threads > 4096) {
