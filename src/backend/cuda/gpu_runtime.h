@@ -160,14 +160,14 @@ __device__ static inline ws_gpu_lanemask ws_gpu_match_any(uint32_t key) {
 #if WS_GPU_HAVE_MATCH_ANY
   return __match_any_sync(0xffffffffu, key);
 #else
-  ws_gpu_lanemask todo = ws_gpu_ballot(1), mine = 0;
-  while (todo) {
-    const int leader = ws_gpu_ffs(todo) - 1;
+  ws_gpu_lanemask pending = ws_gpu_ballot(1), mine = 0;
+  while (pending) {
+    const int leader = ws_gpu_ffs(pending) - 1;
     const uint32_t k = ws_gpu_shfl(key, leader);
     const ws_gpu_lanemask same = ws_gpu_ballot(key == k);
     if (key == k)
       mine = same;
-    todo &= ~same;
+    pending &= ~same;
   }
   return mine;
 #endif
