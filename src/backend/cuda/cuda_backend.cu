@@ -367,23 +367,6 @@ static ws_status parse_grid_limit(ws_device *dev, int sm_count, uint32_t *limit)
   return WS_OK;
 }
 
-/* WS_CUDA_LOOP_UNROLL=U: the device loop's WHILE body holds U decisions,
- * each with its switch (1..WS_CUDA_LOOP_UNROLL_MAX; unset = 1). A tuning
- * knob measured by bench_loop; every U gives the same iterations. */
-static ws_status parse_loop_unroll(ws_device *dev, uint32_t *unroll) {
-  *unroll = 1u;
-  const char *v = getenv("WS_CUDA_LOOP_UNROLL");
-  if (!v || !*v)
-    return WS_OK;
-  char *end = NULL;
-  const unsigned long n = strtoul(v, &end, 10);
-  if (*end != '\0' || n == 0 || n > WS_CUDA_LOOP_UNROLL_MAX)
-    return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_LOOP_UNROLL='%s': expected 1..%u", v,
-                       WS_CUDA_LOOP_UNROLL_MAX);
-  *unroll = (uint32_t)n;
-  return WS_OK;
-}
-
 /* WS_CUDA_QUEUES=auto|cub|portable (unset or empty = auto). */
 static ws_status parse_queue_mode(ws_device *dev, ws_cuda_queue_mode *mode) {
   const char *v = getenv("WS_CUDA_QUEUES");
@@ -481,9 +464,8 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   memset(&prop, 0, sizeof prop);
   WS_CUDA_TRY(dev, cudaGetDeviceProperties(&prop, index));
 
-  uint32_t grid_limit = 0, loop_unroll = 1;
-  if ((st = parse_grid_limit(dev, prop.multiProcessorCount, &grid_limit)) != WS_OK ||
-      (st = parse_loop_unroll(dev, &loop_unroll)) != WS_OK)
+  uint32_t grid_limit = 0;
+  if ((st = parse_grid_limit(dev, prop.multiProcessorCount, &grid_limit)) != WS_OK)
     return st;
 
   ws_cuda *c = (ws_cuda *)ws_calloc(1, sizeof *c);
@@ -491,7 +473,6 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
     return ws_dev_fail(dev, WS_ENOMEM, WS_GPU_API_NAME ": no host memory for the backend state");
   c->device = index;
   c->grid_limit = grid_limit;
-  c->loop_unroll = loop_unroll;
   c->queue_mode = mode;
   c->stream = borrowed;
   c->stream_borrowed = borrowed != NULL;

@@ -44,7 +44,6 @@ extern "C" {
  * selection reserves from SELECT_PAIR[p], p = ws_cuda.select_parity, and
  * zeroes SELECT_PAIR[1 - p] for the next one, which stream order runs after
  * it: between operations, SELECT_PAIR[select_parity] is zero. */
-#define WS_CUDA_LOOP_UNROLL_MAX 16u
 enum {
   WS_CTL_COUNT_TICKET = 0,
   WS_CTL_GATHER_TICKET = 1,
@@ -57,7 +56,6 @@ enum {
   WS_CTL_DL_ACC = 9,      /* the device loop's count-less selection; zeroed by its
                              decisions before every iteration */
   WS_CTL_DL_SINK = 10,    /* ... and the word that selection zeroes for no one */
-  WS_CTL_DL_HALT = 11,    /* the device loop: an unrolled decision stopped this pass */
   WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
@@ -92,8 +90,6 @@ typedef struct ws_cuda {
   cudaStream_t stream;
   bool stream_borrowed; /* the application's stream (embedding): never destroyed here */
   uint32_t grid_limit; /* most blocks per queue kernel (WS_CUDA_GRID_LIMIT) */
-  uint32_t loop_unroll; /* decisions per pass of the device loop's WHILE body
-                           (WS_CUDA_LOOP_UNROLL, 1..WS_CUDA_LOOP_UNROLL_MAX) */
   ws_cuda_queue_mode queue_mode;
   uint32_t *ctl;           /* device control block [WS_CTL_WORDS] */
   volatile uint32_t *herr; /* host view of the device-error words */

@@ -3,7 +3,7 @@
  *
  * One CUDA graph per scheduler, built once and replayed by every dispatch:
  *
- *   WHILE (handle `more`, default 1) {         (the body U times: WS_CUDA_LOOP_UNROLL)
+ *   WHILE (handle `more`, default 1) {
  *     [materialized] count + sorted gather over [0, state.high)
  *     [verification] recount over [0, state.high)
  *     decide: one block copies the loop state into shared memory, runs the
@@ -69,26 +69,9 @@ __device__ static void ws_rebase(ws_dstate *d, ws_dec_work *works, uint64_t from
  * does not fit (size > smem), the thread decides in place. */
 __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     ws_decide_kernel(uint64_t state, uint32_t size, uint32_t K, uint32_t stages, uint32_t smem,
-                     uint32_t *zero, uint32_t u, uint32_t *halt,
+                     uint32_t *zero,
                      cudaGraphConditionalHandle more, cudaGraphConditionalHandle branch) {
   extern __shared__ unsigned long long ws_loop_sh[];
-  /* Copy u of the body's unrolled decisions: once an earlier copy of this
-   * pass stopped the loop (done, error, interval), the later ones decide
-   * nothing, so the iterations are those of one decision per pass. */
-  __shared__ uint32_t skip;
-  if (threadIdx.x == 0) {
-    skip = u != 0 && *halt != 0u;
-    if (u == 0)
-      *halt = 0u;
-  }
-  __syncthreads();
-  if (skip) {
-    if (threadIdx.x == 0) {
-      cudaGraphSetConditional(branch, 0u);
-      cudaGraphSetConditional(more, 0u);
-    }
-    return;
-  }
   const bool copy = size <= smem;
   uint64_t *g = (uint64_t *)(uintptr_t)state;
   if (copy) {
@@ -128,8 +111,6 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     if (copy)
       ws_rebase(d, WS_DEC_PTR(ws_dec_work, d->works), sh, state, size);
     *zero = 0u; /* the count-less gather of this iteration accumulates from 0 */
-    if (!again)
-      *halt = 1u;
     cudaGraphSetConditional(branch, b);
     cudaGraphSetConditional(more, again);
   }
@@ -222,7 +203,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   ws_cuda *c = ws_cuda_of(dev);
   ws_dstate *st = (ws_dstate *)(uintptr_t)d->state;
   WS_CUDA_TRY(dev, cudaGraphCreate(&l->graph, 0));
-  cudaGraphConditionalHandle more;
+  cudaGraphConditionalHandle more, branch;
   WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&more, l->graph, 1, cudaGraphCondAssignDefault));
   /* aggregate initialization: the union's default constructor is deleted */
   cudaGraphNodeParams wp = {cudaGraphNodeTypeConditional, {}, {}, 0};
@@ -232,59 +213,48 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   cudaGraphNode_t wnode;
   WS_CUDA_TRY(dev, cudaGraphAddNode(&wnode, l->graph, NULL, NULL, 0, &wp));
   cudaGraph_t body = wp.conditional.phGraph_out[0];
+  WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
 
-  /* the body: `unroll` times the observation kernels and the decisions,
-   * then the switch (each switch has its own handle) */
+  /* the body: observation kernels and the decisions, then the switch */
   const uint32_t nbranch = 4u + d->K + d->stage_count;
-  const uint32_t unroll = ws_cuda_of(dev)->loop_unroll;
-  cudaGraphConditionalHandle branch[WS_CUDA_LOOP_UNROLL_MAX];
-  cudaGraph_t *branches[WS_CUDA_LOOP_UNROLL_MAX];
-  for (uint32_t u = 0; u < unroll; ++u)
-    WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&branch[u], body, 0, 0));
   ws_status r = WS_OK;
   WS_CAPTURE_BEGIN(dev, c, body);
-  for (uint32_t u = 0; u < unroll && r == WS_OK; ++u) {
-    if (d->flags & WS_DEC_MATERIALIZED) {
-      if ((r = ws_cuda_dl_count(dev, &d->queue, &st->high, d->queue.counts)) == WS_OK)
-        r = ws_cuda_dl_gather_all(dev, &d->queue, &st->high);
-    }
-    if (r == WS_OK && (d->flags & WS_DEC_VERIFY))
-      r = ws_cuda_dl_count(dev, &d->queue, &st->high, d->recount);
-    if (r == WS_OK) {
-      const uint32_t bytes = d->state_bytes;
-      /* the copy in shared memory: at most the default 48 KiB per block */
-      const uint32_t smem = bytes <= 48u * 1024u ? bytes : 0u;
-      ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, smem, c->stream>>>(
-          d->state, bytes, d->K, d->stage_count, smem, ws_cuda_dl_zero_word(dev), u,
-          ws_cuda_of(dev)->ctl + WS_CTL_DL_HALT, more, branch[u]);
-      r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__);
-    }
-    if (r == WS_OK) {
-      cudaStreamCaptureStatus cs;
-      const cudaGraphNode_t *deps = NULL;
-      size_t ndeps = 0;
-      cudaGraph_t cg = NULL;
-      cudaError_t e = cudaStreamGetCaptureInfo(c->stream, &cs, NULL, &cg, &deps, NULL, &ndeps);
-      cudaGraphNodeParams sp = {cudaGraphNodeTypeConditional, {}, {}, 0};
-      sp.conditional.handle = branch[u];
-      sp.conditional.type = cudaGraphCondTypeSwitch;
-      sp.conditional.size = nbranch;
-      cudaGraphNode_t snode = NULL;
-      if (e == cudaSuccess)
-        e = cudaGraphAddNode(&snode, cg, deps, NULL, ndeps, &sp);
-      if (e == cudaSuccess)
-        e = cudaStreamUpdateCaptureDependencies(c->stream, &snode, NULL, 1,
-                                                cudaStreamSetCaptureDependencies);
-      if (e != cudaSuccess)
-        r = ws_cuda_fail(dev, e, "device loop: the switch node", __FILE__, __LINE__);
-      branches[u] = sp.conditional.phGraph_out;
-    }
+  if (d->flags & WS_DEC_MATERIALIZED) {
+    if ((r = ws_cuda_dl_count(dev, &d->queue, &st->high, d->queue.counts)) == WS_OK)
+      r = ws_cuda_dl_gather_all(dev, &d->queue, &st->high);
   }
-  if ((r = ws_capture_end(dev, c, r)) != WS_OK)
-    return r;
-  for (uint32_t u = 0; u < unroll; ++u) {
+  if (r == WS_OK && (d->flags & WS_DEC_VERIFY))
+    r = ws_cuda_dl_count(dev, &d->queue, &st->high, d->recount);
+  if (r == WS_OK) {
+    const uint32_t bytes = d->state_bytes;
+    /* the copy in shared memory: at most the default 48 KiB per block */
+    const uint32_t smem = bytes <= 48u * 1024u ? bytes : 0u;
+    ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, smem, c->stream>>>(
+        d->state, bytes, d->K, d->stage_count, smem, ws_cuda_dl_zero_word(dev), more, branch);
+    r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__);
+  }
+  if (r == WS_OK) {
+    cudaStreamCaptureStatus cs;
+    const cudaGraphNode_t *deps = NULL;
+    size_t ndeps = 0;
+    cudaGraph_t cg = NULL;
+    cudaError_t e = cudaStreamGetCaptureInfo(c->stream, &cs, NULL, &cg, &deps, NULL, &ndeps);
+    cudaGraphNodeParams sp = {cudaGraphNodeTypeConditional, {}, {}, 0};
+    sp.conditional.handle = branch;
+    sp.conditional.type = cudaGraphCondTypeSwitch;
+    sp.conditional.size = nbranch;
+    cudaGraphNode_t snode = NULL;
+    if (e == cudaSuccess)
+      e = cudaGraphAddNode(&snode, cg, deps, NULL, ndeps, &sp);
+    if (e == cudaSuccess)
+      e = cudaStreamUpdateCaptureDependencies(c->stream, &snode, NULL, 1,
+                                              cudaStreamSetCaptureDependencies);
+    if (e != cudaSuccess)
+      r = ws_cuda_fail(dev, e, "device loop: the switch node", __FILE__, __LINE__);
+    if ((r = ws_capture_end(dev, c, r)) != WS_OK)
+      return r;
     for (uint32_t b = 0; b < nbranch; ++b) {
-      cudaGraph_t bg = branches[u][b];
+      cudaGraph_t bg = sp.conditional.phGraph_out[b];
       /* RESUME_ALL is never taken under the greedy policy, RESUME j never
        * under the all-queues policy, NONE runs nothing: an empty node each */
       const bool taken = b != 0 && !(b == 2 && (d->flags & WS_DEC_GREEDY)) &&
@@ -302,6 +272,8 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
         WS_CUDA_TRY(dev, cudaGraphAddEmptyNode(&empty, bg, NULL, 0));
       }
     }
+  } else {
+    return ws_capture_end(dev, c, r);
   }
   WS_CUDA_TRY(dev, cudaGraphInstantiate(&l->exec, l->graph, 0));
   return WS_OK;
