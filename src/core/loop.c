@@ -146,12 +146,8 @@ static ws_status check_boundary(ws_scheduler *s) {
 
 /* ---- running the plan ---- */
 
-/* Launches continuation `src` (0: the entry) over the plan's frames, then
- * publishes the counts when accounting is incremental but not fused. With
- * `scan` the launch selects the frames of [0, slot_base) itself. */
-static ws_status launch(ws_scheduler *s, ws_launch_form form, uint32_t src, uint32_t n,
-                        uint64_t slots, uint32_t slot_base, uint64_t first_id, bool scan) {
-  ws_dstate *d = &s->d;
+/* The launch record's fields every launch of this dispatch shares. */
+static ws_launch launch_record(const ws_scheduler *s) {
   ws_launch l;
   memset(&l, 0, sizeof l);
   l.args = ws_buffer_address(s->args);
@@ -162,24 +158,28 @@ static ws_status launch(ws_scheduler *s, ws_launch_form form, uint32_t src, uint
   l.counts = ws_buffer_address(s->counts);
   l.capacity = s->R;
   l.layout = s->cfg.layout;
-  l.flags = (s->cfg.accounting == WS_ACCOUNTING_FUSED ? WS_LAUNCH_FUSED : 0u) |
-            (scan ? WS_LAUNCH_SCAN : 0u);
+  l.flags = s->cfg.accounting == WS_ACCOUNTING_FUSED ? WS_LAUNCH_FUSED : 0u;
   l.continuation_count = s->K;
+  return l;
+}
+
+/* Launches continuation `src` (0: the entry) over the plan's frames, then
+ * publishes the counts when accounting is incremental but not fused. With
+ * `scan` the launch selects the frames of [0, slot_base) itself. */
+static ws_status launch(ws_scheduler *s, uint32_t src, uint32_t n, uint64_t slots,
+                        uint32_t slot_base, uint32_t first_id, bool scan) {
+  ws_dstate *d = &s->d;
+  ws_launch l = launch_record(s);
+  l.flags |= scan ? WS_LAUNCH_SCAN : 0u;
   l.src = src;
   l.count = n;
   l.slots = slots;
   l.slot_base = slot_base;
-  if (form == WS_FORM_TAIL)
-    l.limit = first_id; /* the plan's per-item limit */
-  else
-    l.first_id = (uint32_t)first_id;
-  ws_status st = s->dev->ops->launch(s->dev, s->entry, form, n, &l, sizeof l, s->block);
+  l.first_id = first_id;
+  ws_status st = s->dev->ops->launch(s->dev, s->entry, WS_FORM_STEP, n, &l, sizeof l, s->block);
   if (st != WS_OK)
-    return dev_fail(s, st, d->pass,
-                    form == WS_FORM_TAIL ? "tail launch"
-                    : src                ? "continuation launch"
-                                         : "entry launch");
-  if (form == WS_FORM_STEP && (d->flags & WS_DEC_PUBLISH)) {
+    return dev_fail(s, st, d->pass, src ? "continuation launch" : "entry launch");
+  if (d->flags & WS_DEC_PUBLISH) {
     ws_queue_args q = queue_args(s, 0);
     q.slots = slots;
     q.slot_base = slot_base;
@@ -191,6 +191,18 @@ static ws_status launch(ws_scheduler *s, ws_launch_form form, uint32_t src, uint
   return WS_OK;
 }
 
+/* The tail: every live frame below the plan's scan bound to its end, each
+ * at most the plan's per-item limit (its first_id) of continuations. Its
+ * kernel keeps the counts itself, whatever the accounting. */
+static ws_status launch_tail(ws_scheduler *s, const ws_dec_plan *p) {
+  ws_launch l = launch_record(s);
+  l.slot_base = p->slot_base;
+  l.limit = p->first_id;
+  const ws_status st =
+      s->dev->ops->launch(s->dev, s->entry, WS_FORM_TAIL, p->slot_base, &l, sizeof l, s->block);
+  return st == WS_OK ? WS_OK : dev_fail(s, st, s->d.pass, "tail launch");
+}
+
 static ws_status run_plan(ws_scheduler *s) {
   ws_device *dev = s->dev;
   ws_dstate *d = &s->d;
@@ -200,12 +212,12 @@ static ws_status run_plan(ws_scheduler *s) {
   if (p->action == WS_ACT_STAGE)
     return ws_aux_dispatch_stage(s, d->pass, p->work, p->stage);
   if (p->action == WS_ACT_TAIL)
-    return launch(s, WS_FORM_TAIL, 0, p->slot_base, 0, p->slot_base, p->first_id, false);
+    return launch_tail(s, p);
   if (p->action == WS_ACT_RESUME_ALL) {
     const uint32_t *h = ws_dec_u32(d->counts);
     uint32_t off = 0;
     for (uint32_t j = 1; j <= s->K; ++j) {
-      if (h[j] && (st = launch(s, WS_FORM_STEP, j, h[j], slots + 4u * off, 0, 0, false)) != WS_OK)
+      if (h[j] && (st = launch(s, j, h[j], slots + 4u * off, 0, 0, false)) != WS_OK)
         return st;
       off += h[j];
     }
@@ -226,7 +238,7 @@ static ws_status run_plan(ws_scheduler *s) {
     if ((st = dev->ops->queue_gather(dev, &q)) != WS_OK)
       return dev_fail(s, st, d->pass, p->gather_token ? "queue gather" : "free-slot gather");
   }
-  return launch(s, WS_FORM_STEP, p->queue, p->count,
+  return launch(s, p->queue, p->count,
                 p->use_slots == 1 ? slots + 4u * p->slot_offset : 0, p->slot_base, p->first_id,
                 p->use_slots == 2);
 }
