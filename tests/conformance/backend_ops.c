@@ -54,7 +54,9 @@ static const char *backend_h_path; /* --backend-h: src/core/backend.h */
  * backend returns its status; under AddressSanitizer malloc must then return
  * NULL as it does without it, instead of ending the program. */
 const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__asan_default_options(void) {
+  return "allocator_may_return_null=1";
+}
 
 /* ------------------------------------------------------------ the table */
 
