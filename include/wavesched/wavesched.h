@@ -185,21 +185,6 @@ ws_status ws_kernel_launch(const ws_kernel *k, uint32_t n, const void *args, siz
 /* ======================================================================
  * Coroutines
  * ====================================================================== */
-/** One field of a frame, as the host sees it (WS_FRAME_DESC). */
-typedef struct ws_frame_field {
-  const char *name; /**< the field's name */
-  uint32_t size;    /**< sizeof its type */
-  uint32_t align;   /**< alignof its type */
-} ws_frame_field;
-
-/** A frame's layout for the host: the scheduler allocates and moves frames with it. */
-typedef struct ws_frame_desc {
-  uint32_t size;                /**< sizeof(frame struct) = AoS record size */
-  uint32_t align;               /**< alignof(frame struct) */
-  uint32_t field_count;         /**< number of fields (at most WS_MAX_FRAME_FIELDS) */
-  const ws_frame_field *fields; /**< declaration order, as WS_FRAME lists them */
-} ws_frame_desc;
-
 #define WS_FRAME_FIELD_DESC_(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)_Alignof(type)},
 /** Host-side description of a frame declared with WS_FRAME(tname, FIELDS):
  * defines `static const ws_frame_desc tname_ws_desc`. */
@@ -208,16 +193,6 @@ typedef struct ws_frame_desc {
   static const ws_frame_desc tname##_ws_desc = {                                        \
       (uint32_t)sizeof(tname), (uint32_t)_Alignof(tname),                               \
       (uint32_t)(sizeof tname##_ws_fields_ / sizeof tname##_ws_fields_[0]), tname##_ws_fields_};
-
-/** A coroutine, as ws_scheduler_create needs it. */
-typedef struct ws_coroutine_desc {
-  const char *name;                      /**< module entry name (WS_MODULE_COROUTINE) */
-  const ws_module_set *modules;          /**< where its kernels are */
-  const ws_frame_desc *frame;            /**< its frame (WS_FRAME_DESC) */
-  uint32_t args_size;                    /**< bytes of the user argument struct */
-  uint32_t continuation_count;           /**< K */
-  const char *const *continuation_names; /**< [K]: continuation j is names[j-1] */
-} ws_coroutine_desc;
 
 #define WS_CONT_NAME_(idx, fn, name) name,
 /** Host-side names array `var` in index order, from the same CONTS list
@@ -412,7 +387,8 @@ ws_scheduler_config ws_scheduler_config_default(void);
 
 /** Creates a scheduler for `coroutine` on `dev` (config NULL: the defaults)
  * into *out; the configuration is checked here (WS_ECONFIG_*), and a failure
- * leaves *out NULL. */
+ * leaves *out NULL and its message on the device (ws_device_last_error) and
+ * its log. */
 ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *coroutine,
                               const ws_scheduler_config *config, ws_scheduler **out);
 /** Frees the scheduler and its device memory; NULL is ignored. */

@@ -107,7 +107,8 @@ typedef struct ws_backend_ops {
   const char *name;
   void (*destroy)(ws_device *dev);
 
-  /* device memory */
+  /* device memory: addresses aligned to at least 16 bytes (frames and
+   * argument blocks hold any field type), ranges disjoint */
   ws_status (*buffer_alloc)(ws_device *dev, size_t size, uint64_t *addr, void **handle);
   void (*buffer_free)(ws_device *dev, void *handle);
   /* host memory the stream can copy into */
