@@ -139,7 +139,9 @@ static const char *host_only_reason(ws_scheduler *s, const ws_aux_work *w, uint3
   if (w->prepare_for_producer)
     return "prepare_for_producer() is a host call";
   if (w->prepare_for_admission || w->available_slots)
-    return "prepare_for_admission() / available_slots() are host calls";
+    return "prepare_for_admission() / available_slots() are host calls (an append-allocated "
+           "pool reclaims and compacts its extent there; the device loop has no device-side "
+           "availability)";
   return NULL;
 }
 
