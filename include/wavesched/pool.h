@@ -20,9 +20,10 @@
  * it can write (available_slots = C - extent, issue 18) and prepares its
  * storage before admission with Cycles' rule: the extent is reset when
  * nothing is live, and the live items are compacted to [0, L) when the
- * extent is at least 32 and at least 2 L. Those are host calls, so an
- * append pool runs in the host loop (WS_LOOP_AUTO picks it; WS_LOOP_DEVICE
- * is refused with WS_ECONFIG_LOOP). */
+ * extent is at least 32 and at least 2 L. With stage kernels
+ * (ws_pool_set_stage_kernels) the pool also describes its append storage to
+ * the device loop (ws_aux_device.extent), which applies the same rule on the
+ * device: same decisions and statistics in both loops. */
 #ifndef WAVESCHED_POOL_H
 #define WAVESCHED_POOL_H
 
@@ -61,8 +62,9 @@ typedef struct ws_pool_counters {
 
 /** What an append pool did to its storage in the current (or last) dispatch. */
 typedef struct ws_pool_storage {
-  uint32_t extent;      /**< the append extent at the last boundary, after any reclaim
-                           or compaction there (0 for a free-stack pool) */
+  uint32_t extent;      /**< the append extent now (after a dispatch: at its last
+                           boundary, after any reclaim or compaction there; 0 for a
+                           free-stack pool) */
   uint32_t peak_extent; /**< the largest extent observed in the dispatch */
   uint64_t reclaims;    /**< extents reset because nothing was live */
   uint64_t compactions; /**< compactions of the live items into [0, L) */
@@ -100,8 +102,9 @@ uint32_t ws_pool_live(const ws_pool *pool);
 uint32_t ws_pool_errors(const ws_pool *pool);
 /** The pool's own counters of `stage` into *out; WS_EINVAL when out of range. */
 ws_status ws_pool_stage_counters(const ws_pool *pool, uint32_t stage, ws_pool_counters *out);
-/** What the pool did to its append storage (all zero for a free-stack pool)
- * into *out; WS_EINVAL for a NULL argument. */
+/** What the pool did to its append storage in the host loop or the device
+ * loop (all zero for a free-stack pool) into *out; WS_EINVAL for a NULL
+ * argument. Reads the device (synchronous) for an append pool. */
 ws_status ws_pool_storage_stats(const ws_pool *pool, ws_pool_storage *out);
 /** The message of the pool's last error ("" if none). */
 const char *ws_pool_last_error(const ws_pool *pool);

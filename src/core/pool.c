@@ -35,7 +35,9 @@ struct ws_pool {
   ws_aux_device device;             /* with stage kernels: the device loop's view */
   ws_aux_stage_kernel *stage_kernels; /* [S], argument blocks in stage_args */
   unsigned char (*stage_args)[WS_MAX_KERNEL_ARGS];
-  ws_buffer *device_counters;       /* uint64_t[2 S]: the device loop's dispatches, executed */
+  ws_buffer *device_counters;       /* uint64_t[2 S + 3]: the device loop's dispatches and
+                                       executed per stage, then its append storage work:
+                                       reclaims, compactions, peak extent */
   ws_buffer *tokens, *stack, *state, *payload;
   ws_buffer *scratch; /* append mode: uint32_t[C], the compaction's hole/mover lists */
   ws_readback *rb;
@@ -74,6 +76,27 @@ static size_t state_words(const ws_pool *p) { return 3u + (size_t)p->cfg.stage_c
 
 static bool append_mode(const ws_pool *p) { return p->allocation == WS_POOL_APPEND; }
 
+/* uint32 words of device_counters: 2 S uint64 stage counters, 3 storage ones */
+static size_t device_counter_words(const ws_pool *p) {
+  return 4u * (size_t)p->cfg.stage_count + 6u;
+}
+
+/* The device loop's view of the append storage (ws_aux_device.extent...):
+ * it then prepares the storage before admission itself, by the rule of
+ * pool_prepare_for_admission. Cleared for a free-stack pool. */
+static void describe_storage(ws_pool *p) {
+  ws_aux_device *dv = &p->device;
+  const uint32_t S = p->cfg.stage_count;
+  const bool on = append_mode(p) && p->device_counters;
+  dv->extent = on ? ws_buffer_address(p->state) + 4u * (2u + (uint64_t)S) : 0u;
+  dv->storage_counters = on ? ws_buffer_address(p->device_counters) + 16u * (uint64_t)S : 0u;
+  dv->tokens = on ? ws_buffer_address(p->tokens) : 0u;
+  dv->ids = on ? ws_buffer_address(p->stack) : 0u;
+  dv->scratch = on ? ws_buffer_address(p->scratch) : 0u;
+  dv->payload = on ? ws_buffer_address(p->payload) : 0u;
+  dv->payload_stride = on ? (p->cfg.payload_stride ? p->cfg.payload_stride : 4u) : 0u;
+}
+
 /* The message goes on the pool and on the device, where the scheduler's
  * report of a failed client call picks it up. */
 static ws_status pool_fail(ws_pool *p, ws_status st, const char *what) {
@@ -93,7 +116,7 @@ static ws_status pool_reset(void *user) {
       (st = append_mode(p) ? ws_buffer_fill_u32(p->stack, 0, 0, C) : write_free_stack(p)) !=
           WS_OK ||
       (p->device_counters &&
-       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S)) != WS_OK)) {
+       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, device_counter_words(p))) != WS_OK)) {
     char why[256];
     snprintf(why, sizeof why, "reset failed: %s", ws_device_last_error(p->dev));
     return pool_fail(p, st, why);
@@ -264,9 +287,9 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
       return ws_dev_fail(p->dev, WS_ENOMEM, "pool '%s': out of host memory", p->cfg.name);
   }
   if (!p->device_counters) {
-    ws_status st = ws_buffer_create(p->dev, 16 * (size_t)S, &p->device_counters);
+    ws_status st = ws_buffer_create(p->dev, 4 * device_counter_words(p), &p->device_counters);
     if (st == WS_OK)
-      st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S);
+      st = ws_buffer_fill_u32(p->device_counters, 0, 0, device_counter_words(p));
     if (st != WS_OK)
       return st;
   }
@@ -281,6 +304,7 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
   p->device.stage_counts = ws_buffer_address(p->state) + 8;
   p->device.error = ws_buffer_address(p->state) + 4;
   p->device.counters = ws_buffer_address(p->device_counters);
+  describe_storage(p);
   p->device.stages = p->stage_kernels;
   p->work.device = &p->device;
   return WS_OK;
@@ -437,6 +461,7 @@ ws_status ws_pool_set_allocation(ws_pool *p, uint32_t allocation) {
   const bool append = allocation == WS_POOL_APPEND;
   p->work.prepare_for_admission = append ? pool_prepare_for_admission : NULL;
   p->work.available_slots = append ? pool_available_slots : NULL;
+  describe_storage(p);
   return WS_OK;
 }
 
@@ -469,6 +494,24 @@ ws_status ws_pool_storage_stats(const ws_pool *p, ws_pool_storage *out) {
   if (!p || !out)
     return WS_EINVAL;
   *out = p->storage;
+  if (!append_mode(p))
+    return WS_OK;
+  /* The extent word itself: the one the last boundary left (the stream is
+   * idle between dispatches), whichever loop prepared it. A dispatch ran in
+   * one loop: the other's counters are still zero. */
+  const uint32_t S = p->cfg.stage_count;
+  ws_status st = ws_buffer_read(p->state, 4 * (2 + (size_t)S), &out->extent, 4);
+  if (st != WS_OK)
+    return st;
+  if (p->device_counters) {
+    uint64_t dc[3];
+    if ((st = ws_buffer_read(p->device_counters, 16 * (size_t)S, dc, sizeof dc)) != WS_OK)
+      return st;
+    out->reclaims += dc[0];
+    out->compactions += dc[1];
+    if (dc[2] > out->peak_extent)
+      out->peak_extent = (uint32_t)dc[2];
+  }
   return WS_OK;
 }
 
