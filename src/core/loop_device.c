@@ -75,8 +75,11 @@ static ws_status build(ws_scheduler *s) {
   l->off_bound = ws_calloc(W ? W : 1, sizeof *l->off_bound);
   l->off_q = ws_calloc(W ? W : 1, sizeof *l->off_q);
   l->stages = ws_calloc(s->aux_stats_count ? s->aux_stats_count : 1, sizeof *l->stages);
-  l->storage = ws_calloc(W ? W : 1, sizeof *l->storage);
-  if (!l->off_bound || !l->off_q || !l->stages || !l->storage)
+  uint32_t appends = 0;
+  for (uint32_t i = 0; i < W; ++i)
+    appends += s->aux[i].device.extent != 0;
+  l->storage = appends ? ws_calloc(appends, sizeof *l->storage) : NULL;
+  if (!l->off_bound || !l->off_q || !l->stages || (appends && !l->storage))
     return ws_sched_fail(s, WS_ENOMEM, "device loop: out of host memory");
   size_t off = align8(sizeof(ws_dstate));
   l->off_works = off;

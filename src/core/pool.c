@@ -48,6 +48,7 @@ struct ws_pool {
   /* the view or the work was handed out: the allocation is fixed, since
    * both carry it (a view by value, a work copied at registration) */
   bool handed_out;
+  bool was_reset; /* a dispatch reset the device words: they mean something */
   uint32_t *chunk; /* [min(C, WS_POOL_CHUNK_WORDS)]: staging for the free stack */
   ws_pool_counters *counters;
   char error[512];
@@ -123,6 +124,7 @@ static ws_status pool_reset(void *user) {
   }
   memset(p->counters, 0, S * sizeof *p->counters);
   memset(&p->storage, 0, sizeof p->storage);
+  p->was_reset = true;
   return WS_OK;
 }
 
@@ -494,8 +496,8 @@ ws_status ws_pool_storage_stats(const ws_pool *p, ws_pool_storage *out) {
   if (!p || !out)
     return WS_EINVAL;
   *out = p->storage;
-  if (!append_mode(p))
-    return WS_OK;
+  if (!append_mode(p) || !p->was_reset)
+    return WS_OK; /* before the first dispatch the device words are unwritten */
   /* The extent word itself: the one the last boundary left (the stream is
    * idle between dispatches), whichever loop prepared it. A dispatch ran in
    * one loop: the other's counters are still zero. */
