@@ -232,6 +232,24 @@ typedef struct ws_aux_device {
   uint64_t counters;     /**< 0, or uint64[2 S]: the loop adds each stage's dispatches
                             and executed counts there (the client's own view) */
   const ws_aux_stage_kernel *stages; /**< [S] */
+  /** (optional, issue 18) append-allocated storage: 0 = none. With it the
+   * device loop does itself what prepare_for_admission / available_slots do
+   * in the host loop, by ws_pool's append rule (docs/protocol.md): before
+   * admission of a producer of the work, the extent is reset when nothing
+   * is live, or the live items below it are compacted into [0, L) (tokens,
+   * ids and payload records move; extent = L) when it is at least 32 and at
+   * least 2 L; admission then also needs n*b <= C - extent. A work with
+   * such a description promises that its host calls follow the same rule
+   * (ws_pool's append mode fills these). */
+  uint64_t extent;           /**< device address of the uint32 append extent */
+  uint64_t storage_counters; /**< 0, or uint64[3]: the loop adds reclaims and
+                                compactions and keeps the peak extent there */
+  uint64_t tokens;           /**< uint32[C]: 0 = free or a hole, else stage + 1 */
+  uint64_t ids;              /**< uint32[C]: scratch moved with the items */
+  uint64_t scratch;          /**< uint32[C]: the compaction's lists */
+  uint64_t payload;          /**< C records of payload_stride bytes */
+  uint32_t payload_stride;   /**< bytes per record, > 0 */
+  uint32_t reserved2;        /**< 0 */
 } ws_aux_device;
 
 /** Auxiliary work: one capacity owner. Required: name, capacity, producers, reset,
@@ -286,8 +304,10 @@ typedef struct ws_aux_work {
   /** (optional) default: none, the work runs in the host loop only. With a
    * device description, and none of admission_stage, prepare_for_producer,
    * prepare_for_admission and available_slots (host calls a device loop
-   * cannot make), the work can run in the device loop; the host loop still
-   * uses the calls above. Copied at registration. */
+   * cannot make) — the last two are allowed when the description has its
+   * append storage (ws_aux_device.extent), which the device loop prepares
+   * itself — the work can run in the device loop; the host loop still uses
+   * the calls above. Copied at registration. */
   const ws_aux_device *device;
 } ws_aux_work;
 
