@@ -10,6 +10,9 @@
 //   copy    decide copying a STATE-byte record to shared memory and back
 //           (256 threads), one thread deciding -> step
 //   both    copy + switch (the library's shape for a fused resume)
+//   chainE  decide -> E kernel nodes in a row, each reading which branch was
+//           chosen and returning at once unless it is the step (the shape
+//           without a SWITCH: every branch a kernel that may do nothing)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,6 +51,7 @@ __global__ void decide_k(unsigned long long *st, unsigned bytes, int n, int copy
     d[1] -= 1;
     d[2] += 1;
     d[0] = (unsigned long long)n;
+    d[3] = 0; /* the branch a chain's kernels look for */
     if (use_branch)
       cudaGraphSetConditional(branch, 1);
     if (d[1] == 0)
@@ -60,13 +64,16 @@ __global__ void decide_k(unsigned long long *st, unsigned bytes, int n, int copy
   }
 }
 
-__global__ void step_k(const unsigned long long *st, unsigned *data) {
+__global__ void step_k(const unsigned long long *st, unsigned *data, int me) {
+  if (me >= 0 && (unsigned long long)me != st[3])
+    return;
   const int n = (int)st[0];
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     data[i] = data[i] * 1664525u + 1013904223u;
 }
 
-static int run(const char *name, int copy, int use_switch, unsigned bytes, int grid) {
+static int run(const char *name, int copy, int use_switch, unsigned bytes, int grid, int chain,
+               int branches) {
   const int n = 1024, N = 4000;
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -88,11 +95,12 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
   cudaGraphNode_t wn;
   CK(cudaGraphAddNode(&wn, g, NULL, NULL, 0, &wp));
   cudaGraph_t body = wp.conditional.phGraph_out[0];
-  CK(cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
-  int nn = n, cp = copy, ub = use_switch;
+  if (use_switch)
+    CK(cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
+  int nn = n, cp = copy, ub = use_switch, me = chain ? 0 : -1;
   unsigned by = bytes;
   void *a1[] = {&st, &by, &nn, &cp, &more, &branch, &ub};
-  void *a2[] = {&st, &data};
+  void *a2[] = {&st, &data, &me};
   cudaKernelNodeParams k1 = {};
   k1.func = (void *)decide_k;
   k1.gridDim = dim3(1);
@@ -111,15 +119,28 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
     sp.type = cudaGraphNodeTypeConditional;
     sp.conditional.handle = branch;
     sp.conditional.type = cudaGraphCondTypeSwitch;
-    sp.conditional.size = 8;
+    sp.conditional.size = branches;
     cudaGraphNode_t sn;
     CK(cudaGraphAddNode(&sn, body, &n1, NULL, 1, &sp));
-    for (int b = 0; b < 8; ++b) {
+    for (int b = 0; b < branches; ++b) {
       cudaGraphNode_t e;
       if (b == 1)
         CK(cudaGraphAddKernelNode(&e, sp.conditional.phGraph_out[b], NULL, 0, &k2));
       else
         CK(cudaGraphAddEmptyNode(&e, sp.conditional.phGraph_out[b], NULL, 0));
+    }
+  } else if (chain) {
+    /* kernel e looks for branch e; the decision names branch 0 */
+    std::vector<int> mine(chain);
+    std::vector<std::vector<void *>> args(chain);
+    cudaGraphNode_t prev = n1;
+    for (int e = 0; e < chain; ++e) {
+      mine[e] = e;
+      args[e] = {&st, &data, &mine[e]};
+      cudaKernelNodeParams ke = k2;
+      ke.kernelParams = args[e].data();
+      CK(cudaGraphAddKernelNode(&n2, body, &prev, 1, &ke));
+      prev = n2;
     }
   } else {
     CK(cudaGraphAddKernelNode(&n2, body, &n1, 1, &k2));
@@ -142,8 +163,8 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
   unsigned long long h[3];
   CK(cudaMemcpy(h, st, sizeof h, cudaMemcpyDeviceToHost));
   std::sort(r.begin(), r.end());
-  printf("%-7s state %5u B, step grid %4d: %6.2f us/iter (ran %llu)\n", name, copy ? bytes : 0,
-         grid, r[r.size() / 2], h[2]);
+  printf("%-7s state %5u B, step grid %4d, %2d switch branches, %d chained: %6.2f us/iter (ran %llu)\n",
+         name, copy ? bytes : 0, grid, use_switch ? branches : 0, chain, r[r.size() / 2], h[2]);
   CK(cudaGraphExecDestroy(ge));
   CK(cudaGraphDestroy(g));
   CK(cudaFree(st));
@@ -155,11 +176,14 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
 int main() {
   int rc = 0;
   for (int grid : {4, 1056}) {
-    rc |= run("plain", 0, 0, 0, grid);
-    rc |= run("switch", 0, 1, 0, grid);
+    rc |= run("plain", 0, 0, 0, grid, 0, 0);
+    for (int b : {2, 8, 16})
+      rc |= run("switch", 0, 1, 0, grid, 0, b);
+    for (int e : {2, 4, 8})
+      rc |= run("chain", 0, 0, 0, grid, e, 0);
     for (unsigned bytes : {1024u, 4096u, 16384u}) {
-      rc |= run("copy", 1, 0, bytes, grid);
-      rc |= run("both", 1, 1, bytes, grid);
+      rc |= run("copy", 1, 0, bytes, grid, 0, 0);
+      rc |= run("both", 1, 1, bytes, grid, 0, 8);
     }
   }
   return rc;

@@ -157,10 +157,28 @@ WS_DEVICE static inline float pt_box_hit(const pt_bvh_node *n, const pt_ray *r, 
   return tnear <= tfar ? tnear : PT_INF;
 }
 
+/* The next node from the stack whose box is still in front of the closest
+ * hit (its distance is checked again against the then closest hit), or
+ * false when the stack is empty. */
+WS_DEVICE static inline int pt_bvh_pop(const pt_bvh_node *nodes, const uint32_t *stack, uint32_t *sp,
+                                       const pt_ray *r, float tmin, float tbest, uint32_t *node) {
+  while (*sp != 0u) {
+    *node = stack[--*sp];
+    if (pt_box_hit(&nodes[*node], r, tmin, tbest) < PT_INF)
+      return 1;
+  }
+  return 0;
+}
+
 /* Closest triangle hit in (tmin, *tbest) through the BVH; updates *tbest,
  * *bu, *bv and returns the triangle index, or PT_NONE. any = 1: return the
  * first hit found (shadow rays). Near child first; the stack holds at most
- * one entry per level (PT_BVH_MAX_DEPTH). */
+ * one entry per level (PT_BVH_MAX_DEPTH).
+ * Shape (Aila and Laine's while-while): an inner loop descends through inner
+ * nodes until the ray reaches a leaf, then the leaf's triangles; a lane's
+ * sequence of nodes and triangles is exactly that of one-node-per-step
+ * traversal, so every backend finds the same hit, while the lanes of a warp
+ * run the two loops in step rather than alternating between node kinds. */
 WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r, float tmin,
                                             float *tbest, float *bu, float *bv, int any) {
   if (sc->tri_count == 0u)
@@ -172,44 +190,37 @@ WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r,
   if (pt_box_hit(&nodes[0], r, tmin, *tbest) >= PT_INF)
     return PT_NONE;
   for (;;) {
-    const pt_bvh_node *n = &nodes[node];
-    if (n->count != 0u) {
-      for (uint32_t i = n->first; i < n->first + n->count; ++i) {
-        float u = 0.0f, v = 0.0f;
-        const float t = pt_tri_hit(&tris[i], r, tmin, *tbest, &u, &v);
-        if (t < *tbest) {
-          *tbest = t;
-          *bu = u;
-          *bv = v;
-          best = i;
-          if (any)
-            return best;
-        }
-      }
-    } else {
+    for (;;) { /* inner nodes down to a leaf */
+      const pt_bvh_node *n = &nodes[node];
+      if (n->count != 0u)
+        break;
       const uint32_t l = n->first, rr = n->first + 1u;
       const float tl = pt_box_hit(&nodes[l], r, tmin, *tbest);
       const float tr = pt_box_hit(&nodes[rr], r, tmin, *tbest);
-      if (tl < PT_INF || tr < PT_INF) {
-        if (tl < PT_INF && tr < PT_INF) {
-          /* near first; the far one waits (its distance is checked again
-           * when popped against the then closest hit) */
-          node = tl <= tr ? l : rr;
-          stack[sp++] = tl <= tr ? rr : l;
-        } else {
-          node = tl < PT_INF ? l : rr;
-        }
-        continue;
+      if (tl < PT_INF && tr < PT_INF) { /* near first; the far one waits */
+        node = tl <= tr ? l : rr;
+        stack[sp++] = tl <= tr ? rr : l;
+      } else if (tl < PT_INF || tr < PT_INF) {
+        node = tl < PT_INF ? l : rr;
+      } else if (!pt_bvh_pop(nodes, stack, &sp, r, tmin, *tbest, &node)) {
+        return best;
       }
     }
-    /* pop the next box still in front of the closest hit */
-    for (;;) {
-      if (sp == 0u)
-        return best;
-      node = stack[--sp];
-      if (pt_box_hit(&nodes[node], r, tmin, *tbest) < PT_INF)
-        break;
+    const pt_bvh_node *n = &nodes[node];
+    for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+      float u = 0.0f, v = 0.0f;
+      const float t = pt_tri_hit(&tris[i], r, tmin, *tbest, &u, &v);
+      if (t < *tbest) {
+        *tbest = t;
+        *bu = u;
+        *bv = v;
+        best = i;
+        if (any)
+          return best;
+      }
     }
+    if (!pt_bvh_pop(nodes, stack, &sp, r, tmin, *tbest, &node))
+      return best;
   }
 }
 
