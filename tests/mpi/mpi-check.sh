@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The path tracer under MPI (issue 17, docs/mpi.md), for ctest (label mpi):
+#   mpi-check.sh SINGLE MPI identical [BACKEND]
+#       mpirun -np 2 (interleaved rows, then blocks) and -np 3 give the image
+#       of the single-process render bit for bit (PFM compared with cmp),
+#       and the same path and shadow-ray totals in the statistics JSON;
+#       skipped (77) when the single process cannot open BACKEND's device
+#   mpi-check.sh SINGLE MPI fail-rank
+#       --fail-rank 1 makes every rank stop: mpirun exits non-zero within the
+#       time limit, rank 1 names its device failure, rank 0 names rank 1
+# Exit 77 (skipped) without mpirun. Environment: MPIRUN (default mpirun),
+# MPI_CHECK_TIMEOUT (seconds a run may take, default 120).
+set -uo pipefail
+single=$1 mpi=$2 case=$3 backend=${4:-cpu}
+mpirun=${MPIRUN:-mpirun}
+limit=${MPI_CHECK_TIMEOUT:-120}
+command -v "$mpirun" >/dev/null 2>&1 || { echo "SKIP: no $mpirun"; exit 77; }
+[ -x "$mpi" ] || { echo "SKIP: $mpi was not built"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Open MPI in a container, as root, on a shared-memory transport only:
+# --allow-run-as-root (CI runs as root), --oversubscribe (more ranks than
+# cores), --bind-to none (no pinning on a shared machine), btl self,vader with
+# the single-copy mechanism off (no CMA/ptrace between container processes).
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+run_mpi() {
+  local np=$1
+  shift
+  timeout "$limit" "$mpirun" --allow-run-as-root --oversubscribe --bind-to none \
+    --mca btl self,vader -np "$np" "$mpi" "$@"
+}
+
+# small but not tiny: rows not divisible by the ranks, two dispatches
+opts=(--backend "$backend" --width 40 --height 37 --spp 4 --batch-spp 2 --pool 512 --no-progress)
+[ "$backend" = cpu ] && opts+=(--threads 1)
+
+fail=0
+expect() { # expect <description> <command...>
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fail=1; fi
+}
+total() { # total <json> <key>: the key's value in "totals" / "shadow_rays"
+  grep -o "\"$2\": [0-9.]*" "$1" | head -1 | awk '{print $2}'
+}
+
+case $case in
+identical)
+  if ! "$single" "${opts[@]}" --output "$work/single.pfm" --stats-json "$work/single.json" \
+    >"$work/single.log" 2>&1; then
+    cat "$work/single.log"
+    if grep -q "cannot open the $backend backend" "$work/single.log"; then
+      echo "SKIP: no $backend device"
+      exit 77
+    fi
+    echo "FAILED: the single-process render"
+    exit 1
+  fi
+  for v in "2 interleaved" "2 blocks" "3 interleaved"; do
+    set -- $v
+    np=$1 share=$2 tag=$1-$2
+    if ! run_mpi "$np" "${opts[@]}" --share "$share" --output "$work/$tag.pfm" \
+      --stats-json "$work/$tag.json" >"$work/$tag.log" 2>&1; then
+      cat "$work/$tag.log"
+      echo "FAILED: mpirun -np $np --share $share exited non-zero"
+      fail=1
+      continue
+    fi
+    cat "$work/$tag.log"
+    expect "-np $np, $share rows: the image is the single-process one bit for bit" \
+      cmp "$work/single.pfm" "$work/$tag.pfm"
+    for key in paths generated_count occluded unoccluded; do
+      a=$(total "$work/single.json" $key) b=$(total "$work/$tag.json" $key)
+      expect "-np $np, $share rows: $key $b = single-process $a" test -n "$a" -a "$a" = "$b"
+    done
+    expect "-np $np, $share rows: the per-rank table and the spread" \
+      grep -q "^spread over $np ranks with rows" "$work/$tag.log"
+  done
+  ;;
+fail-rank)
+  start=$SECONDS
+  run_mpi 2 "${opts[@]}" --output "$work/fail.pfm" --fail-rank 1 >"$work/fail.log" 2>&1
+  rc=$?
+  cat "$work/fail.log"
+  expect "mpirun exits non-zero (exit $rc), not by the time limit (124)" \
+    test "$rc" -ne 0 -a "$rc" -ne 124 -a "$rc" -ne 137
+  expect "within ${limit} s ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt "$limit"
+  expect "rank 1 names its device failure" \
+    grep -q "\[1/2\]: cannot open the $backend backend: .*(--fail-rank 1)" "$work/fail.log"
+  expect "rank 0 names the failed rank" \
+    grep -q "\[0/2\]: opening the devices: rank 1 of 2 failed; stopping" "$work/fail.log"
+  ;;
+*)
+  echo "usage: mpi-check.sh SINGLE MPI identical|fail-rank [BACKEND]" >&2
+  exit 2
+  ;;
+esac
+exit $fail
