@@ -22,15 +22,16 @@ trap 'rm -rf "$work"' EXIT
 
 # Open MPI in a container, as root, on a shared-memory transport only:
 # --allow-run-as-root (CI runs as root), --oversubscribe (more ranks than
-# cores), --bind-to none (no pinning on a shared machine), btl self,vader with
-# the single-copy mechanism off (no CMA/ptrace between container processes).
+# cores), --bind-to none (no pinning on a shared machine), pml ob1 over btl
+# self,vader (not UCX, whatever the host has) with the single-copy mechanism
+# off (no CMA/ptrace between container processes).
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
 run_mpi() {
   local np=$1
   shift
   timeout "$limit" "$mpirun" --allow-run-as-root --oversubscribe --bind-to none \
-    --mca btl self,vader -np "$np" "$mpi" "$@"
+    --mca pml ob1 --mca btl self,vader -np "$np" "$mpi" "$@"
 }
 
 # small but not tiny: rows not divisible by the ranks, two dispatches
