@@ -531,9 +531,11 @@ typedef struct ws_dispatch_stats_ranks {
    * belongs to one device. device_ms is -1 when any rank's is. loop is the
    * ranks' common loop, WS_LOOP_AUTO when they ran different ones. */
   ws_dispatch_stats total;
-  /** Every field's smallest and largest value over the ranks (the spread);
-   * device_ms -1 in both when any rank's is unknown; loop as in total. */
-  ws_dispatch_stats min, max;
+  /** Every field's smallest value over the ranks (the spread's low end);
+   * device_ms -1 when any rank's is unknown; loop as in total. */
+  ws_dispatch_stats min;
+  /** Every field's largest value over the ranks, as min. */
+  ws_dispatch_stats max;
   uint32_t fastest_rank; /**< the rank with the smallest elapsed_ms (the first of equals) */
   uint32_t slowest_rank; /**< the rank with the largest elapsed_ms (the first of equals) */
 } ws_dispatch_stats_ranks;
