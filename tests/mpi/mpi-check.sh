@@ -9,6 +9,11 @@
 #   mpi-check.sh SINGLE MPI fail-rank
 #       --fail-rank 1 makes every rank stop: mpirun exits non-zero within the
 #       time limit, rank 1 names its device failure, rank 0 names rank 1
+#   mpi-check.sh DEMO DEMO_MPI demo-identical [BACKEND]
+#       wavesched-demo-mpi -np 2 and 3 (blocks of 5000 items), and -np 3 over
+#       2 items: the single-process checksum and continuation runs
+#   mpi-check.sh DEMO DEMO_MPI demo-fail-rank
+#       --fail-rank 2 of 3: every rank stops, non-zero, with messages
 # Exit 77 (skipped) without mpirun. Environment: MPIRUN (default mpirun),
 # MPI_CHECK_TIMEOUT (seconds a run may take, default 120).
 set -uo pipefail
@@ -94,8 +99,48 @@ fail-rank)
   expect "rank 0 names the failed rank" \
     grep -q "\[0/2\]: opening the devices: rank 1 of 2 failed; stopping" "$work/fail.log"
   ;;
+demo-identical)
+  # the demo: blocks of items; the checksum folds every item in order
+  dopts=(--backend "$backend" --items 5000 --pool 256)
+  [ "$backend" = cpu ] && dopts+=(--cpu-threads 1)
+  if ! "$single" "${dopts[@]}" >"$work/demo.log" 2>&1; then
+    cat "$work/demo.log"
+    grep -q "cannot open the $backend backend" "$work/demo.log" && { echo "SKIP: no $backend device"; exit 77; }
+    echo "FAILED: the single-process demo"
+    exit 1
+  fi
+  want=$(grep -o 'items .*, checksum [0-9a-f]*' "$work/demo.log")
+  for np in 2 3; do
+    run_mpi "$np" "${dopts[@]}" >"$work/demo-$np.log" 2>&1
+    rc=$?
+    cat "$work/demo-$np.log"
+    got=$(grep -o 'items .*, checksum [0-9a-f]*' "$work/demo-$np.log")
+    expect "demo -np $np (exit $rc): '$got' = single-process '$want'" \
+      test "$rc" -eq 0 -a -n "$want" -a "$got" = "$want"
+    expect "demo -np $np: the per-rank table and the spread" \
+      grep -q "^spread over $np ranks with items" "$work/demo-$np.log"
+  done
+  # more ranks than items: the empty ranks join in and change nothing
+  "$single" --backend "$backend" --items 2 >"$work/demo2.log" 2>&1
+  run_mpi 3 --backend "$backend" --items 2 >"$work/demo2-3.log" 2>&1
+  want=$(grep -o 'items .*, checksum [0-9a-f]*' "$work/demo2.log")
+  got=$(grep -o 'items .*, checksum [0-9a-f]*' "$work/demo2-3.log")
+  expect "demo -np 3 over 2 items: '$got' = '$want'" test -n "$want" -a "$got" = "$want"
+  ;;
+demo-fail-rank)
+  start=$SECONDS
+  run_mpi 3 --backend "$backend" --items 3000 --fail-rank 2 >"$work/fail.log" 2>&1
+  rc=$?
+  cat "$work/fail.log"
+  expect "mpirun exits non-zero (exit $rc), not by the time limit (124)" \
+    test "$rc" -ne 0 -a "$rc" -ne 124 -a "$rc" -ne 137
+  expect "within ${limit} s ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt "$limit"
+  expect "rank 2 names its device failure" grep -q "rank 2: --fail-rank 2" "$work/fail.log"
+  expect "the other ranks name rank 2" \
+    test "$(grep -c 'running the shares: rank 2 of 3 failed; stopping' "$work/fail.log")" -eq 2
+  ;;
 *)
-  echo "usage: mpi-check.sh SINGLE MPI identical|fail-rank [BACKEND]" >&2
+  echo "usage: mpi-check.sh SINGLE MPI identical|fail-rank|demo-identical|demo-fail-rank [BACKEND]" >&2
   exit 2
   ;;
 esac
