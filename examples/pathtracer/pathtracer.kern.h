@@ -343,7 +343,11 @@ WS_DEVICE static inline pt_vec3 pt_bsdf_eval(const pt_material *m, pt_vec3 base,
 WS_DEVICE static inline void pt_keys(const pt_args *a, uint32_t id, uint32_t *pixel,
                                      uint32_t *sample) {
   const uint32_t local = id / a->batch_spp;
-  *pixel = (a->row_first + local / a->width * a->row_stride) * a->width + local % a->width;
+  /* the whole image and blocks of rows (stride 1) need no division: there
+   * the second form equals the first */
+  *pixel = a->row_stride == 1u
+               ? a->row_first * a->width + local
+               : (a->row_first + local / a->width * a->row_stride) * a->width + local % a->width;
   *sample = a->sample_base + id % a->batch_spp;
 }
 

@@ -764,7 +764,10 @@ precise vec3 pt_bsdf_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 wi, ou
 /* ---- item keys ---- */
 void pt_keys(pt_args a, uint id, out uint pixel, out uint sample_) {
   const uint local = id / a.batch_spp;
-  pixel = (a.row_first + local / a.width * a.row_stride) * a.width + local % a.width;
+  /* stride 1 (the whole image, blocks of rows): no division (pt_keys, C) */
+  pixel = a.row_stride == 1u
+              ? a.row_first * a.width + local
+              : (a.row_first + local / a.width * a.row_stride) * a.width + local % a.width;
   sample_ = a.sample_base + id % a.batch_spp;
 }
 
