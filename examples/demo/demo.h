@@ -23,6 +23,11 @@ WS_FRAME(demo_frame, DEMO_FIELDS)
 typedef struct demo_args {
   uint64_t out; /* uint32_t[N]: final hash per item */
   uint64_t steps; /* uint32_t[N]: continuation runs per item */
+  /* the workload's item number of this dispatch's item 0: 0 in one process,
+   * the first item of a rank's share under MPI (docs/mpi.md), so that an item
+   * draws the same length and hash wherever it runs */
+  uint32_t item_base;
+  uint32_t pad;
 } demo_args;
 
 enum { DEMO_MIX = 1, DEMO_BLEND = 2, DEMO_FINISH = 3 };

@@ -12,9 +12,8 @@ WS_DEVICE static inline uint32_t demo_hash(uint32_t x) {
 }
 
 WS_DEVICE static uint32_t demo_entry(const ws_item *it, demo_frame *f, const demo_args *a) {
-  (void)a;
-  f->remaining = demo_length(it->id);
-  f->hash = it->id;
+  f->remaining = demo_length(a->item_base + it->id);
+  f->hash = a->item_base + it->id;
   f->acc = 0.0f;
   f->blends = 0;
   return DEMO_MIX;

@@ -2,7 +2,15 @@
 /* wavesched-pathtracer: renders the built-in Cornell box or scenes from
  * files (--scene) with the wavefront (or megakernel) scheduler, writes PNG,
  * PFM or OpenEXR images and prints the statistics table.
- * See docs/pathtracer.md. */
+ * See docs/pathtracer.md.
+ *
+ * Built a second time with PT_MPI as wavesched-pathtracer-mpi (WS_MPI,
+ * docs/mpi.md): under mpirun every rank opens its own device and renders a
+ * share of the image's rows; rank 0 puts the image together (copies in rank
+ * order, so it is bit-identical to the single-process render), writes it
+ * and prints the statistics with their per-rank spread. Every step that can
+ * fail on one rank ends in agree(), so a failure stops every rank with a
+ * message instead of leaving the others waiting in a collective. */
 #define _POSIX_C_SOURCE 200809L /* isatty */
 #include <errno.h>
 #include <getopt.h>
@@ -24,9 +32,41 @@
 #include "pt_render.h"
 #include "pt_scene.h"
 #include "wavesched/version.h"
+#ifdef PT_MPI
+#include <time.h>
+
+#include "pt_mpi.h"
+#ifdef PT_MPI_CUDART
+#include <cuda_runtime_api.h>
+#endif
+#endif
 
 
+#ifdef PT_MPI
+static const char *prog = "wavesched-pathtracer-mpi"; /* then with the rank */
+static pt_mpi mpi = {0, 1, 0};
+#else
 static const char *const prog = "wavesched-pathtracer";
+#endif
+
+/* Every rank's verdict on a step (pt_mpi_agree): non-zero on every rank when
+ * any rank failed. A single process decides alone. */
+static int agree(int failed, const char *step) {
+#ifdef PT_MPI
+  return pt_mpi_agree(&mpi, failed, prog, step);
+#else
+  (void)step;
+  return failed;
+#endif
+}
+
+/* the exit status, after MPI_Finalize in the MPI build */
+static int finish(int rc) {
+#ifdef PT_MPI
+  pt_mpi_finalize();
+#endif
+  return rc;
+}
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -73,6 +113,12 @@ static void usage(FILE *f) {
           "  --stats-json FILE                write the statistics as JSON\n"
           "  --stats-csv FILE                 write the statistics table as CSV\n"
           "  --progress / --no-progress       progress bar on stderr (default: if a tty)\n"
+#ifdef PT_MPI
+          "  --share interleaved|blocks       rows per rank: every R-th row (default) or\n"
+          "                                   contiguous blocks (docs/mpi.md)\n"
+          "  --fail-rank K                    testing: rank K fails as if its device could\n"
+          "                                   not be opened (every rank must stop)\n"
+#endif
           "  --version                        print the version\n"
           "  --help                           this text\n",
           prog);
@@ -315,6 +361,116 @@ static int open_output(const char *path, const char *what, FILE **keep) {
   return 0;
 }
 
+#ifdef PT_MPI
+static double wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The ranks' statistics as one render's (rank 0's table): counts summed,
+ * peaks the largest (pt_stats' own rule over dispatches), the dispatch
+ * statistics through ws_dispatch_stats_combine over the ranks that rendered
+ * (a rank without rows has none), render_ms the wall time from the common
+ * start to the gathered image. */
+static void combine_ranks(const pt_stats *all, int ranks, double wall, pt_stats *out) {
+  pt_stats c = all[0]; /* rank 0 always has rows: names, sizes, batch */
+  ws_dispatch_stats *totals = malloc((size_t)ranks * sizeof *totals);
+  uint32_t rendered = 0;
+  c.paths = 0;
+  c.dispatches = 0;
+  memset(c.shadow, 0, sizeof c.shadow);
+  c.shadow_reclaims = c.shadow_compactions = 0;
+  c.shadow_peak_extent = 0;
+  for (uint32_t j = 0; j < c.node_count; ++j)
+    c.nodes[j].dispatch_count = c.nodes[j].executed_count = c.nodes[j].peak_queued_count = 0;
+  for (uint32_t j = 0; j < c.aux_count; ++j)
+    c.aux[j].dispatch_count = c.aux[j].executed_count = c.aux[j].peak_queued_count = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const pt_stats *s = &all[r];
+    if (!s->paths)
+      continue;
+    if (totals)
+      totals[rendered++] = s->total;
+    c.paths += s->paths;
+    if (s->dispatches > c.dispatches)
+      c.dispatches = s->dispatches;
+    for (int k = 0; k < 4; ++k)
+      c.shadow[k] += s->shadow[k];
+    c.shadow_reclaims += s->shadow_reclaims;
+    c.shadow_compactions += s->shadow_compactions;
+    if (s->shadow_peak_extent > c.shadow_peak_extent)
+      c.shadow_peak_extent = s->shadow_peak_extent;
+    for (uint32_t j = 0; j < c.node_count && j < s->node_count; ++j) {
+      c.nodes[j].dispatch_count += s->nodes[j].dispatch_count;
+      c.nodes[j].executed_count += s->nodes[j].executed_count;
+      if (s->nodes[j].peak_queued_count > c.nodes[j].peak_queued_count)
+        c.nodes[j].peak_queued_count = s->nodes[j].peak_queued_count;
+    }
+    for (uint32_t j = 0; j < c.aux_count && j < s->aux_count; ++j) {
+      c.aux[j].dispatch_count += s->aux[j].dispatch_count;
+      c.aux[j].executed_count += s->aux[j].executed_count;
+      if (s->aux[j].peak_queued_count > c.aux[j].peak_queued_count)
+        c.aux[j].peak_queued_count = s->aux[j].peak_queued_count;
+    }
+  }
+  ws_dispatch_stats_ranks dr; /* without memory for it: rank 0's */
+  if (totals && ws_dispatch_stats_combine(totals, rendered, &dr) == WS_OK)
+    c.total = dr.total;
+  free(totals);
+  c.render_ms = wall;
+  c.dispatch_ms = c.total.elapsed_ms; /* the slowest rank's */
+  *out = c;
+}
+
+/* Rank 0's per-rank table and the spread: which rank took how long for how
+ * much work (the balance of the row split, docs/mpi.md). */
+static void print_ranks(FILE *f, const pt_stats *all, const char (*devices)[64], int ranks,
+                        uint32_t height, ws_partition_kind kind) {
+  fprintf(f, "%-5s %-28s %7s %13s %10s %9s %12s %14s\n", "rank", "device", "rows", "paths",
+          "render s", "Mpaths/s", "iterations", "resumed");
+  double lo = 0, hi = 0, sum = 0;
+  int slowest = 0, counted = 0;
+  ws_dispatch_stats *totals = malloc((size_t)ranks * sizeof *totals);
+  uint32_t rendered = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const pt_stats *s = &all[r];
+    ws_partition p;
+    ws_partition_range(height, (uint32_t)ranks, (uint32_t)r, kind, &p);
+    fprintf(f, "%-5d %-28.28s %7" PRIu64 " %13" PRIu64 " %10.3f %9.2f %12" PRIu64 " %14" PRIu64 "\n",
+            r, devices[r], p.count, s->paths, s->render_ms / 1e3,
+            s->render_ms > 0 ? s->paths / (s->render_ms * 1e3) : 0.0, s->total.iteration_count,
+            s->total.resumed_count);
+    if (!s->paths)
+      continue;
+    if (totals)
+      totals[rendered++] = s->total;
+    if (!counted || s->render_ms < lo)
+      lo = s->render_ms;
+    if (!counted || s->render_ms > hi) {
+      hi = s->render_ms;
+      slowest = r;
+    }
+    sum += s->render_ms;
+    counted += 1;
+  }
+  ws_dispatch_stats_ranks dr;
+  const ws_status cs = totals ? ws_dispatch_stats_combine(totals, rendered, &dr) : WS_ENOMEM;
+  free(totals);
+  if (cs != WS_OK)
+    return;
+  const double mean = counted ? sum / counted : 0.0;
+  fprintf(f,
+          "spread over %u ranks with rows: render %.3f .. %.3f s (slowest rank %d, %.2fx the "
+          "mean); scheduler %.3f .. %.3f s; iterations %" PRIu64 " .. %" PRIu64
+          "; resumed %" PRIu64 " .. %" PRIu64 "; max active %" PRIu64 " .. %" PRIu64 "\n",
+          rendered, lo / 1e3, hi / 1e3, slowest, mean > 0 ? hi / mean : 0.0,
+          dr.min.elapsed_ms / 1e3, dr.max.elapsed_ms / 1e3, dr.min.iteration_count,
+          dr.max.iteration_count, dr.min.resumed_count, dr.max.resumed_count,
+          dr.min.max_active_count, dr.max.max_active_count);
+}
+#endif
+
 int main(int argc, char **argv) {
   pt_options o = pt_options_default();
   ws_device_config dc;
@@ -359,6 +515,10 @@ int main(int argc, char **argv) {
                                        {"camera-fov", required_argument, 0, 'F'},
                                        {"threads", required_argument, 0, 't'},
                                        {"version", no_argument, 0, 'v'},
+#ifdef PT_MPI
+                                       {"share", required_argument, 0, 'Z'},
+                                       {"fail-rank", required_argument, 0, 'K'},
+#endif
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   static const char *const sched_names[] = {"wavefront", "megakernel"};
@@ -366,9 +526,22 @@ int main(int argc, char **argv) {
   static const char *const layout_names[] = {"aos", "soa"};
   static const char *const acc_names[] = {"materialized", "incremental", "fused"};
   static const char *const shadow_pool_names[] = {"stack", "append"};
+#ifdef PT_MPI
+  static const char *const share_names[] = {"blocks", "interleaved"};
+  ws_partition_kind share = WS_PARTITION_INTERLEAVED;
+  int64_t fail_rank = -1;
+#endif
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
+#ifdef PT_MPI
+    case 'Z':
+      share = (ws_partition_kind)pick("share", optarg, share_names, 2);
+      break;
+    case 'K':
+      fail_rank = number("fail-rank", optarg, 0);
+      break;
+#endif
     case 'b':
       if (ws_backend_parse(optarg, &dc.backend) != WS_OK) {
         fprintf(stderr, "%s: --backend: unknown backend '%s' (cpu, cuda, vulkan)\n", prog, optarg);
@@ -529,19 +702,37 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", prog, err);
     return 2;
   }
+  /* The command line is every rank's: whatever fails above fails on all of
+   * them alike, before MPI starts. From here on a rank can fail alone. */
+#ifdef PT_MPI
+  if (pt_mpi_init(&mpi, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 1;
+  }
+  static char prog_rank[64];
+  snprintf(prog_rank, sizeof prog_rank, "%s[%d/%d]", prog, mpi.rank, mpi.size);
+  prog = prog_rank;
+  const int root = mpi.rank == 0;
+#else
+  const int root = 1;
+#endif
 
   /* the scene */
   pt_host_scene scene;
   pt_scene_init(&scene);
-  for (int i = 0; i < nscenes; ++i)
+  int failed = 0;
+  for (int i = 0; i < nscenes && !failed; ++i)
     if (pt_scene_load(&scene, scenes[i], err, sizeof err) != 0) {
       fprintf(stderr, "%s: --scene: %s\n", prog, err);
-      pt_scene_free(&scene);
-      return 1;
+      failed = 1;
     }
-  if (!nscenes && pt_scene_add_cornell(&scene, 1) != 0) {
+  if (!failed && !nscenes && pt_scene_add_cornell(&scene, 1) != 0) {
     fprintf(stderr, "%s: out of memory for the built-in scene\n", prog);
-    return 1;
+    failed = 1;
+  }
+  if (agree(failed, "loading the scene")) {
+    pt_scene_free(&scene);
+    return finish(1);
   }
   if (have_eye || have_target || have_fov) {
     if (!scene.camera_set && !(have_eye && have_target)) {
@@ -557,95 +748,196 @@ int main(int argc, char **argv) {
       scene.fov_deg = fov;
     scene.camera_set = 1;
   }
-  if (pt_scene_finish(&scene, err, sizeof err) != 0) {
+  failed = pt_scene_finish(&scene, err, sizeof err) != 0;
+  if (failed)
     fprintf(stderr, "%s: %s\n", prog, err);
+  if (agree(failed, "preparing the scene")) {
     pt_scene_free(&scene);
-    return 1;
+    return finish(1);
   }
   o.scene = &scene;
 
   ws_device *dev = NULL;
-  ws_status st = ws_device_create(&dc, &dev);
-  if (st != WS_OK) {
-    fprintf(stderr, "%s: cannot open the %s backend: %s%s\n", prog, ws_backend_name(dc.backend),
-            ws_strerror(st),
-            !ws_backend_compiled(dc.backend) ? " (not built into this binary)" : "");
-    pt_scene_free(&scene);
-    return 1;
+  ws_status st;
+#ifdef PT_MPI
+  /* each rank its own device: CUDA device = local rank modulo the node's
+   * devices (ranks beyond the count share them); Vulkan takes the default
+   * device or WS_VULKAN_DEVICE from each rank's environment */
+#ifdef PT_MPI_CUDART
+  int cuda_devices = 0;
+  if (dc.backend == WS_BACKEND_CUDA && cudaGetDeviceCount(&cuda_devices) == cudaSuccess &&
+      cuda_devices > 0)
+    dc.device_index = mpi.local_rank % cuda_devices;
+#endif
+  if (fail_rank == mpi.rank) {
+    st = WS_ENODEV;
+    fprintf(stderr, "%s: cannot open the %s backend: %s (--fail-rank %d)\n", prog,
+            ws_backend_name(dc.backend), ws_strerror(st), mpi.rank);
+  } else
+#endif
+  {
+    st = ws_device_create(&dc, &dev);
+    if (st != WS_OK)
+      fprintf(stderr, "%s: cannot open the %s backend: %s%s\n", prog, ws_backend_name(dc.backend),
+              ws_strerror(st),
+              !ws_backend_compiled(dc.backend) ? " (not built into this binary)" : "");
   }
-  pt_options_resolve(&o, ws_device_backend(dev)); /* the header line shows the real values */
-  if (pt_options_check(&o, err, sizeof err) != 0) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  if (agree(st != WS_OK, "opening the devices")) {
     ws_device_destroy(dev);
     pt_scene_free(&scene);
-    return 2;
+    return finish(1);
   }
-  /* every output is created before the render */
+  pt_options_resolve(&o, ws_device_backend(dev)); /* the header line shows the real values */
+  failed = pt_options_check(&o, err, sizeof err) != 0;
+  if (failed)
+    fprintf(stderr, "%s: %s\n", prog, err);
+  if (agree(failed, "checking the options")) {
+    ws_device_destroy(dev);
+    pt_scene_free(&scene);
+    return finish(2);
+  }
+  /* this process's rows: all of them, or its rank's share */
+  ws_partition part = {0, o.height, 1};
+#ifdef PT_MPI
+  ws_partition_range(o.height, (uint32_t)mpi.size, (uint32_t)mpi.rank, share, &part);
+  o.row_first = (uint32_t)part.first;
+  o.row_count = (uint32_t)part.count;
+  o.row_stride = (uint32_t)part.stride;
+#endif
+  /* every output is created before the render (by rank 0, which writes them) */
   int rc = 0;
+  if (!root) {
+    nout = 0;
+    json = csv = NULL;
+  }
   for (int i = 0; i < nout && rc == 0; ++i)
     rc = open_output(outs[i].path, "image", outs[i].format == IMG_EXR ? NULL : &outs[i].f);
   if (rc == 0 && json)
     rc = open_output(json, "statistics", NULL);
   if (rc == 0 && csv)
     rc = open_output(csv, "statistics", NULL);
-  const size_t n = (size_t)o.width * o.height * 3;
-  float *img = rc == 0 ? malloc(n * sizeof *img) : NULL;
-  if (rc == 0 && !img) {
+  /* img: this process's rows; full: the whole image (rank 0), the same
+   * buffer in a single process */
+  const size_t n = (size_t)o.width * part.count * 3;
+  float *img = rc == 0 ? malloc((n ? n : 1) * sizeof *img) : NULL;
+  float *full = img;
+  int oom = rc == 0 && !img;
+#ifdef PT_MPI
+  /* rank 0: the whole image and every rank's statistics and device name */
+  pt_stats *rank_stats = NULL;
+  char(*rank_devices)[64] = NULL;
+  full = NULL;
+  if (rc == 0 && root) {
+    full = malloc((size_t)o.width * o.height * 3 * sizeof *full);
+    rank_stats = malloc((size_t)mpi.size * sizeof *rank_stats);
+    rank_devices = malloc((size_t)mpi.size * sizeof *rank_devices);
+    oom |= !full || !rank_stats || !rank_devices;
+  }
+#endif
+  if (oom) {
     fprintf(stderr, "%s: out of memory for a %ux%u image\n", prog, o.width, o.height);
     rc = 1;
   }
-  if (rc != 0) {
+  if (agree(rc != 0, "preparing the outputs")) {
     for (int i = 0; i < nout; ++i)
       if (outs[i].f)
         fclose(outs[i].f);
+    free(img);
+#ifdef PT_MPI
+    free(full);
+    free(rank_stats);
+    free(rank_devices);
+#endif
     ws_device_destroy(dev);
     pt_scene_free(&scene);
-    return 1;
+    return finish(1);
   }
   const int inline_nee = o.scheduler == WS_SCHEDULER_MEGAKERNEL || o.nee_mode == PT_NEE_INLINE;
-  printf("%s: %ux%u, %u spp, max depth %u, seed %u on %s\n", prog, o.width, o.height, o.spp,
-         o.max_depth, o.seed, ws_device_name(dev));
-  if (nscenes)
-    printf("  scene: %u triangles (BVH %u nodes, depth %u), %u prims, %u materials, %u textures, "
-           "%u lights\n",
-           scene.tri_count, scene.node_count, scene.bvh_depth, scene.prim_count, scene.mat_count,
-           scene.tex_count, scene.light_count);
-  if (o.scheduler == WS_SCHEDULER_WAVEFRONT)
-    printf("  wavefront scheduler: pool %u, %s, %s accounting, tail %u; NEE %s", o.pool,
-           layout_names[o.layout], acc_names[o.accounting], o.tail_frames,
-           inline_nee ? "inline" : "pipeline");
-  else
-    printf("  megakernel scheduler; NEE inline");
-  if (!inline_nee)
-    printf(" (capacity %u%s%s)", o.shadow_capacity ? o.shadow_capacity : o.pool,
-           o.partial_admission ? ", partial admission" : "",
-           o.shadow_append ? ", append allocation" : "");
-  printf("; %u spp per dispatch\n", o.batch_spp);
-  fflush(stdout);
-  if (show_progress) {
+  if (root) {
+    printf("%s: %ux%u, %u spp, max depth %u, seed %u on %s\n", prog, o.width, o.height, o.spp,
+           o.max_depth, o.seed, ws_device_name(dev));
+    if (nscenes)
+      printf("  scene: %u triangles (BVH %u nodes, depth %u), %u prims, %u materials, %u textures, "
+             "%u lights\n",
+             scene.tri_count, scene.node_count, scene.bvh_depth, scene.prim_count, scene.mat_count,
+             scene.tex_count, scene.light_count);
+    if (o.scheduler == WS_SCHEDULER_WAVEFRONT)
+      printf("  wavefront scheduler: pool %u, %s, %s accounting, tail %u; NEE %s", o.pool,
+             layout_names[o.layout], acc_names[o.accounting], o.tail_frames,
+             inline_nee ? "inline" : "pipeline");
+    else
+      printf("  megakernel scheduler; NEE inline");
+    if (!inline_nee)
+      printf(" (capacity %u%s%s)", o.shadow_capacity ? o.shadow_capacity : o.pool,
+             o.partial_admission ? ", partial admission" : "",
+             o.shadow_append ? ", append allocation" : "");
+    printf("; %u spp per dispatch\n", o.batch_spp);
+#ifdef PT_MPI
+    printf("  MPI: %d ranks, rows %s (rank 0: %u of %u rows)\n", mpi.size,
+           share == WS_PARTITION_BLOCKS ? "in blocks" : "interleaved", (unsigned)part.count,
+           o.height);
+#endif
+    fflush(stdout);
+  }
+  if (show_progress && root) {
     o.progress = progress;
     o.progress_user = NULL;
   }
 
   pt_stats stats;
-  st = pt_render(dev, &o, img, &stats, err, sizeof err);
+  memset(&stats, 0, sizeof stats);
+#ifdef PT_MPI
+  pt_mpi_barrier(); /* the ranks' wall time starts together */
+  const double t0 = wall_ms();
+#endif
+  /* a rank with no rows (more ranks than rows) renders nothing */
+  st = part.count ? pt_render(dev, &o, img, &stats, err, sizeof err) : WS_OK;
   if (st != WS_OK) {
-    if (show_progress)
+    if (show_progress && root)
       fputc('\n', stderr);
     fprintf(stderr, "%s: render failed: %s\n", prog, err[0] ? err : ws_strerror(st));
     if (st == WS_EAUX_POOL_BOUND)
       fprintf(stderr, "%s: a shadow capacity below the pool size (R * b = %u) needs "
                       "--partial-admission\n", prog, o.pool);
+  }
+  failed = st != WS_OK;
+#ifdef PT_MPI
+  /* the image and the statistics to rank 0, in rank order */
+  if (!agree(failed, "rendering")) {
+    failed = pt_mpi_gather_rows(&mpi, img, o.width, o.height, share, full) != 0;
+    if (failed && root)
+      fprintf(stderr, "%s: out of memory for the gathered %ux%u image\n", prog, o.width,
+              o.height);
+    if (!failed) {
+      char name[64];
+      snprintf(name, sizeof name, "%s", ws_device_name(dev));
+      pt_mpi_gather_bytes(&mpi, &stats, sizeof stats, rank_stats);
+      pt_mpi_gather_bytes(&mpi, name, sizeof name, rank_devices);
+      if (root)
+        combine_ranks(rank_stats, mpi.size, wall_ms() - t0, &stats);
+    }
+  } else {
+    failed = 1;
+  }
+  free(img);
+  img = NULL; /* rank 0 goes on with the whole image */
+#endif
+  if (failed || !root) {
     for (int i = 0; i < nout; ++i)
       if (outs[i].f)
         fclose(outs[i].f);
     free(img);
+#ifdef PT_MPI
+    free(full);
+    free(rank_stats);
+    free(rank_devices);
+#endif
     ws_device_destroy(dev);
     pt_scene_free(&scene);
-    return 1;
+    return finish(failed);
   }
   uint64_t bad = 0;
-  const double mean = pt_image_mean(img, o.width, o.height, &bad);
+  const double mean = pt_image_mean(full, o.width, o.height, &bad);
   printf("rendered %" PRIu64 " paths in %.3f s (%.2f Mpaths/s, scheduler %.3f s); mean radiance "
          "%.5f%s\n",
          stats.paths, stats.render_ms / 1e3,
@@ -657,16 +949,19 @@ int main(int argc, char **argv) {
            " compactions\n",
            stats.shadow_peak_extent, stats.shadow_capacity, stats.shadow_reclaims,
            stats.shadow_compactions);
+#ifdef PT_MPI
+  print_ranks(stdout, rank_stats, rank_devices, mpi.size, o.height, share);
+#endif
   rc = bad ? 1 : 0;
   for (int i = 0; i < nout; ++i) {
     int w = -1;
     if (outs[i].format == IMG_PNG)
-      w = write_ldr(outs[i].f, img, o.width, o.height);
+      w = write_ldr(outs[i].f, full, o.width, o.height);
     else if (outs[i].format == IMG_PFM)
-      w = write_pfm(outs[i].f, img, o.width, o.height);
+      w = write_pfm(outs[i].f, full, o.width, o.height);
 #ifdef PT_HAVE_EXR
     else
-      w = write_exr(outs[i].path, img, o.width, o.height);
+      w = write_exr(outs[i].path, full, o.width, o.height);
 #endif
     if (outs[i].f && fclose(outs[i].f) != 0)
       w = -1;
@@ -685,8 +980,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: cannot write %s\n", prog, csv);
     rc = 1;
   }
-  free(img);
+  free(full);
+#ifdef PT_MPI
+  free(rank_stats);
+  free(rank_devices);
+#endif
   ws_device_destroy(dev);
   pt_scene_free(&scene);
-  return rc;
+  return finish(rc);
 }

@@ -337,9 +337,17 @@ WS_DEVICE static inline pt_vec3 pt_bsdf_eval(const pt_material *m, pt_vec3 base,
 }
 
 /* ---- item keys ---- */
+/* pixel: the index in the whole image (the rows of a share, pt_args.row_first
+ * and row_stride, map back to the image's), so that a path's random numbers
+ * do not depend on how the image is shared out */
 WS_DEVICE static inline void pt_keys(const pt_args *a, uint32_t id, uint32_t *pixel,
                                      uint32_t *sample) {
-  *pixel = id / a->batch_spp;
+  const uint32_t local = id / a->batch_spp;
+  /* the whole image and blocks of rows (stride 1) need no division: there
+   * the second form equals the first */
+  *pixel = a->row_stride == 1u
+               ? a->row_first * a->width + local
+               : (a->row_first + local / a->width * a->row_stride) * a->width + local % a->width;
   *sample = a->sample_base + id % a->batch_spp;
 }
 

@@ -235,6 +235,11 @@ typedef struct pt_args {
   uint32_t rr_depth;    /* Russian roulette from this vertex on */
   uint32_t seed;
   uint32_t nee_mode; /* PT_NEE_PIPELINE or PT_NEE_INLINE */
+  /* the image rows this dispatch renders (a rank's share, docs/mpi.md): the
+   * pixel of id is in row row_first + (id / batch_spp / width) * row_stride,
+   * so every path keeps the random numbers and the camera ray of its pixel
+   * in the whole image; 0 and 1 for the whole image */
+  uint32_t row_first, row_stride;
   uint64_t counters; /* uint32[PT_COUNTERS] shadow-ray outcomes, or 0 */
 } pt_args;
 

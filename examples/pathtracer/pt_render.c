@@ -99,6 +99,11 @@ int pt_options_check(const pt_options *o, char *err, size_t err_cap) {
     PT_BAD("--layout: unknown layout %u", o->layout);
   if (o->accounting < -1 || o->accounting > 2)
     PT_BAD("--accounting: unknown mode %d", o->accounting);
+  if (o->row_count &&
+      (!o->row_stride ||
+       o->row_first + (uint64_t)(o->row_count - 1) * o->row_stride >= o->height))
+    PT_BAD("image share: %u rows from row %u every %u rows do not fit in %u rows",
+           o->row_count, o->row_first, o->row_stride, o->height);
   const uint64_t batch = o->batch_spp ? (o->batch_spp < o->spp ? o->batch_spp : o->spp) : 1;
   const uint64_t items = pixels * batch;
   if (items > 0xffffffffull)
@@ -262,7 +267,12 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
     return rc;
   const int pipeline = o->nee_mode == PT_NEE_PIPELINE;
   c.capacity = o->shadow_capacity ? o->shadow_capacity : o->pool; /* R * b, b = 1 */
-  const uint32_t pixels = o->width * o->height;
+  if (!o->row_count) {
+    o->row_first = 0;
+    o->row_count = o->height;
+    o->row_stride = 1;
+  }
+  const uint32_t pixels = o->width * o->row_count; /* this share's */
   const uint64_t max_items = (uint64_t)pixels * o->batch_spp;
   if (max_items > 0xffffffffu)
     return fail(&c, WS_EINVAL, "a batch of %" PRIu64 " paths is too large", max_items);
@@ -417,6 +427,8 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
   a.rr_depth = o->rr_depth;
   a.seed = o->seed;
   a.nee_mode = (uint32_t)o->nee_mode;
+  a.row_first = o->row_first;
+  a.row_stride = o->row_stride;
   a.counters = o->no_shadow_counters ? 0 : ws_buffer_address(c.counters);
 
   const double t0 = now_ms();

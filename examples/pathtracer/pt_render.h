@@ -40,6 +40,14 @@ typedef struct pt_options {
                                   -1 = pt_default_accounting(backend) (default) */
   bool verify;                 /* verify queues every iteration */
   bool no_shadow_counters;     /* skip the shadow-ray outcome atomics (pt_stats.shadow = 0) */
+  /* A share of the image (scale-out, docs/mpi.md): the rows row_first,
+   * row_first + row_stride, ... (row_count of them, all below height) into
+   * the image's rows 0 .. row_count - 1. row_count 0 = every row (the whole
+   * image; row_first and row_stride are then ignored). A pixel's samples,
+   * random numbers and their sum do not depend on the share, and batch_spp's
+   * default comes from the whole image, so the shares of a render put
+   * together are bit-identical to the whole render. */
+  uint32_t row_first, row_count, row_stride;
   /* the scene (pt_scene.h, finished); NULL = the built-in Cornell box */
   const struct pt_host_scene *scene;
   /* called after every batch (a dispatch and its resolve) */
@@ -115,7 +123,8 @@ uint32_t pt_default_tail(uint32_t pool);
 uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend);
 
 /* Renders into `image` (width * height * 3 floats, linear radiance, the mean
- * over spp). `stats` may be NULL. On failure returns the status and writes a
+ * over spp; width * row_count * 3 for a share). `stats` may be NULL (its
+ * paths count the share's). On failure returns the status and writes a
  * message into err. */
 ws_status pt_render(ws_device *dev, const pt_options *o, float *image, pt_stats *stats,
                     char *err, size_t err_cap);

@@ -477,6 +477,70 @@ void ws_scheduler_print_stats(const ws_scheduler *s, void *file /* FILE* */);
 /** Index of continuation `name` (1..K), 0 if there is none. */
 uint32_t ws_scheduler_continuation_index(const ws_scheduler *s, const char *name);
 
+/* ======================================================================
+ * Scale-out: one logical range over several processes (docs/mpi.md)
+ *
+ * Helpers for a program that spreads its work over R processes (MPI ranks,
+ * or anything else: the library itself knows nothing of MPI). Each rank
+ * takes a share of a logical range [0, n) (items, pixels, rows), runs it on
+ * its own device, and one rank puts the statistics back together.
+ * ====================================================================== */
+/** How ws_partition_range splits [0, n) over R ranks. Both depend on n, R
+ * and the rank only, so every rank computes every share the same way. */
+typedef enum ws_partition_kind {
+  /** Contiguous blocks in rank order: rank r gets [first, first + count),
+   * the first n % R ranks one index more than the others (stride 1). */
+  WS_PARTITION_BLOCKS = 0,
+  /** Round robin: index i goes to rank i % R (first = rank, stride = R):
+   * neighbouring indices, which often cost alike (rows of an image), land
+   * on different ranks. */
+  WS_PARTITION_INTERLEAVED = 1
+} ws_partition_kind;
+
+/** One rank's share of [0, n): the indices first + k * stride for
+ * k = 0 .. count - 1, increasing. The shares of ranks 0 .. R - 1 are
+ * disjoint and together cover [0, n); their counts differ by at most one. */
+typedef struct ws_partition {
+  uint64_t first;  /**< the share's first index (meaningless when count is 0) */
+  uint64_t count;  /**< indices in the share; 0 for the ranks beyond n when R > n */
+  uint64_t stride; /**< distance between consecutive indices: 1 or R */
+} ws_partition;
+
+/** Rank `rank`'s share of [0, n) split over `ranks` ranks as `kind` says,
+ * into *out. WS_EINVAL (and *out untouched) when out is NULL, ranks is 0,
+ * rank >= ranks or kind is not a ws_partition_kind. n may be 0 (every share
+ * empty). */
+ws_status ws_partition_range(uint64_t n, uint32_t ranks, uint32_t rank, ws_partition_kind kind,
+                             ws_partition *out);
+/** The index of the share's element `local` (first + local * stride); the
+ * caller keeps local < count. */
+uint64_t ws_partition_index(const ws_partition *p, uint64_t local);
+
+/** Several ranks' statistics of the same logical dispatch (or the same
+ * sequence of dispatches), put together by ws_dispatch_stats_combine. */
+typedef struct ws_dispatch_stats_ranks {
+  uint32_t ranks; /**< how many were combined */
+  /** The whole: counts summed over the ranks (iteration_count too: the
+   * ranks' iterations, not a common count). max_active_count, elapsed_ms
+   * and device_ms are the largest over the ranks: the ranks run at once, so
+   * the combined dispatch lasts as long as its slowest rank, and each peak
+   * belongs to one device. device_ms is -1 when any rank's is. loop is the
+   * ranks' common loop, WS_LOOP_AUTO when they ran different ones. */
+  ws_dispatch_stats total;
+  /** Every field's smallest value over the ranks (the spread's low end);
+   * device_ms -1 when any rank's is unknown; loop as in total. */
+  ws_dispatch_stats min;
+  /** Every field's largest value over the ranks, as min. */
+  ws_dispatch_stats max;
+  uint32_t fastest_rank; /**< the rank with the smallest elapsed_ms (the first of equals) */
+  uint32_t slowest_rank; /**< the rank with the largest elapsed_ms (the first of equals) */
+} ws_dispatch_stats_ranks;
+
+/** Combines per_rank[0 .. ranks - 1] (rank order) into *out. WS_EINVAL when
+ * per_rank or out is NULL or ranks is 0. */
+ws_status ws_dispatch_stats_combine(const ws_dispatch_stats *per_rank, uint32_t ranks,
+                                    ws_dispatch_stats_ranks *out);
+
 WS_API_END
 #ifdef __cplusplus
 }

@@ -370,7 +370,7 @@ static void run_demo(ws_device *dev, const combo *c, rec *r) {
     rec_fail(r, "buffers: %s", ws_status_name(st));
     goto done;
   }
-  demo_args args = {ws_buffer_address(out), ws_buffer_address(steps)};
+  demo_args args = {ws_buffer_address(out), ws_buffer_address(steps), 0, 0};
   st = ws_scheduler_dispatch(s, N, &args, sizeof args);
   rec_add(r, "dispatch status", (uint64_t)(int64_t)st);
   if (st != WS_OK) {

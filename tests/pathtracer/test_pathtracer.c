@@ -12,7 +12,9 @@
  *       - the statistics add up (every item generated once, one shadow
  *         request per diffuse/glossy shading run, stage names);
  *       - energy: no NaN/Inf/negative value, mean radiance within bounds;
- *       - another seed gives another image.
+ *       - another seed gives another image;
+ *       - shares of the image's rows (blocks, interleaved; docs/mpi.md)
+ *         put together are bit-identical to the whole image.
  *   test_pathtracer --compare-backends cpu,cuda [--width W --height H --spp N]
  *                   [--scene FILE]
  *       renders the same image on both backends and reports the max/mean
@@ -303,6 +305,58 @@ static int test_backend(const char *backend) {
     check(fabs(m2 - mean) < 0.25 * mean, "seed 2 mean %.5f close to seed 1 mean %.5f", m2, mean);
   }
   (void)n;
+
+  /* 9. shares of the image (scale-out, docs/mpi.md): the rows of each rank's
+   * share rendered apart and put back are the whole image, bit for bit, for
+   * blocks and interleaved rows, with the batch default left open (each
+   * share takes the whole image's); more ranks than rows leave some empty */
+  {
+    const struct {
+      ws_partition_kind kind;
+      uint32_t ranks;
+    } splits[] = {{WS_PARTITION_BLOCKS, 2}, {WS_PARTITION_INTERLEAVED, 3},
+                  {WS_PARTITION_INTERLEAVED, 40}};
+    pt_options whole = base;
+    whole.batch_spp = 0;
+    render ref = run(dev, &whole, "whole (default batch)");
+    for (size_t k = 0; k < sizeof splits / sizeof splits[0]; ++k) {
+      float *img = calloc(n, sizeof(float));
+      int ok = ref.st == WS_OK && img != NULL;
+      uint64_t generated = 0;
+      for (uint32_t r = 0; ok && r < splits[k].ranks; ++r) {
+        ws_partition part;
+        ok = ws_partition_range(base.height, splits[k].ranks, r, splits[k].kind, &part) == WS_OK;
+        if (!ok || part.count == 0)
+          continue;
+        o = whole;
+        o.row_first = (uint32_t)part.first;
+        o.row_count = (uint32_t)part.count;
+        o.row_stride = (uint32_t)part.stride;
+        render sh = run(dev, &o, "share");
+        ok = sh.st == WS_OK;
+        for (uint64_t l = 0; ok && l < part.count; ++l)
+          memcpy(img + ws_partition_index(&part, l) * base.width * 3, sh.img + l * base.width * 3,
+                 (size_t)base.width * 3 * sizeof(float));
+        generated += sh.stats.total.generated_count;
+        free(sh.img);
+      }
+      check(ok && memcmp(img, ref.img, n * sizeof(float)) == 0 &&
+                generated == (uint64_t)base.width * base.height * base.spp,
+            "%s shares of %u ranks put together: bit-identical to the whole image, %" PRIu64
+            " paths",
+            splits[k].kind == WS_PARTITION_BLOCKS ? "block" : "interleaved", splits[k].ranks,
+            generated);
+      free(img);
+    }
+    char err[256] = "";
+    o = base;
+    o.row_first = 30;
+    o.row_count = 2;
+    o.row_stride = 2; /* rows 30 and 32 of 32 */
+    check(pt_options_check(&o, err, sizeof err) != 0 && strstr(err, "32 rows") != NULL,
+          "a share beyond the image is refused: %s", err);
+    free(ref.img);
+  }
 
   render *all[] = {&w, &m, &wi, &pa, &sf, &mat, &inc, &s2};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)

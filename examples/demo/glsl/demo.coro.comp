@@ -19,6 +19,8 @@ WS_FRAME(demo_frame, DEMO_FIELDS)
 WS_ARGS(demo_args) {
   uint64_t out_hash; /* uint32_t[N]: final hash per item */
   uint64_t steps;    /* uint32_t[N]: continuation runs per item */
+  uint item_base;    /* the workload's number of item 0 (demo.h) */
+  uint pad;
 };
 
 #define DEMO_MIX 1u
@@ -42,8 +44,8 @@ uint demo_hash(uint x) {
 }
 
 uint demo_entry(ws_item it, inout demo_frame f, demo_args a) {
-  f.remaining = demo_length(it.id);
-  f.hash = it.id;
+  f.remaining = demo_length(a.item_base + it.id);
+  f.hash = a.item_base + it.id;
   f.acc = 0.0;
   f.blends = uint16_t(0);
   return DEMO_MIX;

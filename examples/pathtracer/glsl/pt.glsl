@@ -204,7 +204,7 @@ struct pt_shadow {
 WS_DECLARE_TYPE(pt_shadow, 4)
 
 /* ---- argument blocks (pt.h) ---- */
-struct pt_args { /* 112 bytes, alignment 8 */
+struct pt_args { /* 120 bytes, alignment 8 */
   uint64_t scene;    /* pt_scene */
   uint64_t radiance; /* float[items * 3] */
   uint64_t nee;      /* float[items * max_depth * 3] */
@@ -217,6 +217,8 @@ struct pt_args { /* 112 bytes, alignment 8 */
   uint rr_depth;
   uint seed;
   uint nee_mode;
+  uint row_first;  /* the rows of a share (pt.h) */
+  uint row_stride;
   uint64_t counters; /* uint32[4] or 0 */
 };
 /* a pt_args at a device address (the coroutine's ws_launch.args, the stage
@@ -836,7 +838,11 @@ precise vec3 pt_bsdf_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 wi, ou
 
 /* ---- item keys ---- */
 void pt_keys(pt_args a, uint id, out uint pixel, out uint sample_) {
-  pixel = id / a.batch_spp;
+  const uint local = id / a.batch_spp;
+  /* stride 1 (the whole image, blocks of rows): no division (pt_keys, C) */
+  pixel = a.row_stride == 1u
+              ? a.row_first * a.width + local
+              : (a.row_first + local / a.width * a.row_stride) * a.width + local % a.width;
   sample_ = a.sample_base + id % a.batch_spp;
 }
 
