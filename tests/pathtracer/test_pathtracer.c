@@ -577,7 +577,7 @@ static int test_bvh(void) {
     const float tmax = i % 3 == 0 ? 1.5f : PT_INF;
     float tb, tv = tmax, u = 0, v = 0;
     const uint32_t b = brute(tris, n, &r, tmax, &tb);
-    const uint32_t h = pt_bvh_hit(&sc, &r, PT_EPS, &tv, &u, &v, 0);
+    const uint32_t h = pt_bvh_hit(&sc, &r, PT_EPS, &tv, &u, &v);
     /* the same distance; the same triangle unless two tie at that distance */
     if (b != h && !(b != PT_NONE && h != PT_NONE && tb == tv))
       mismatch += 1;
@@ -609,7 +609,7 @@ static int test_bvh(void) {
         const pt_ray r = pt_ray_make(o, v_norm(v_sub(v3(px, py, -3.0f), o)));
         float t = PT_INF, u, v;
         probes += 1;
-        leaks += pt_bvh_hit(&sc, &r, PT_EPS, &t, &u, &v, 0) == PT_NONE;
+        leaks += pt_bvh_hit(&sc, &r, PT_EPS, &t, &u, &v) == PT_NONE;
         brute_leaks += brute(tris, n, &r, PT_INF, &t) == PT_NONE;
       }
   check(leaks == 0 && brute_leaks == 0,
