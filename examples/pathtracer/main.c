@@ -839,18 +839,8 @@ int main(int argc, char **argv) {
     rc = 1;
   }
   if (agree(rc != 0, "preparing the outputs")) {
-    for (int i = 0; i < nout; ++i)
-      if (outs[i].f)
-        fclose(outs[i].f);
-    free(img);
-#ifdef PT_MPI
-    free(full);
-    free(rank_stats);
-    free(rank_devices);
-#endif
-    ws_device_destroy(dev);
-    pt_scene_free(&scene);
-    return finish(1);
+    failed = 1;
+    goto release; /* every rank: nothing rendered, nothing written */
   }
   const int inline_nee = o.scheduler == WS_SCHEDULER_MEGAKERNEL || o.nee_mode == PT_NEE_INLINE;
   if (root) {
@@ -922,6 +912,7 @@ int main(int argc, char **argv) {
   free(img);
   img = NULL; /* rank 0 goes on with the whole image */
 #endif
+release:
   if (failed || !root) {
     for (int i = 0; i < nout; ++i)
       if (outs[i].f)
