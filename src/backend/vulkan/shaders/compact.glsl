@@ -10,7 +10,7 @@ layout(push_constant, scalar) uniform compact_pc {
   layout(offset = 16) uint64_t frames;
   layout(offset = 24) uint64_t field_offsets; /* uint64_t[field_count]: SoA arrays */
   layout(offset = 32) uint64_t scratch;       /* uint32_t[n]: the holes */
-  layout(offset = 40) uint64_t state;         /* uint32_t words, vk_internal.h VK_STATE_* */
+  layout(offset = 40) uint64_t state;         /* uint32_t words, vk_internal.h WS_VK_STATE_* */
   layout(offset = 48) uint n;                 /* live count: [0, n) is the dense prefix */
   layout(offset = 52) uint scan;
   layout(offset = 56) uint layout_;
@@ -18,7 +18,7 @@ layout(push_constant, scalar) uniform compact_pc {
   layout(offset = 64) uint field_count;
 } P;
 
-/* VK_STATE_* word indices */
+/* WS_VK_STATE_* word indices */
 const uint STATE_HOLES = 0u;
 const uint STATE_MOVERS = 1u;
 const uint STATE_ERROR = 2u;
