@@ -521,6 +521,9 @@ static const ws_backend_ops ws_vk_ops = {
      * device time" exactly as they would for NULL ops. */
     .timer_mark = ws_vk_op_timer_mark,
     .timer_elapsed = ws_vk_op_timer_elapsed,
+    .loop_create = ws_vk_loop_create,
+    .loop_run = ws_vk_loop_run,
+    .loop_destroy = ws_vk_loop_destroy,
     .memory_available = ws_vk_op_memory_available,
 };
 

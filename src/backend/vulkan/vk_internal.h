@@ -20,6 +20,7 @@
 #include "../../core/device.h"
 #include "../../core/fault.h"
 
+#include <stddef.h>
 #include <vulkan/vulkan.h>
 
 /* Push-constant bytes every pipeline layout provides: the 128 bytes Vulkan
@@ -61,6 +62,7 @@ typedef struct ws_vk_pipeline {
   const ws_module_entry *entry;
   ws_launch_form form;
   uint32_t block;
+  uint32_t invocations; /* kernel.glsl WS_INVOCATIONS: 0, or an indirect launch's count */
   VkPipeline pipeline;
 } ws_vk_pipeline;
 
@@ -119,6 +121,7 @@ typedef struct ws_vk_impl {
   /* pipelines */
   VkPipelineLayout layout;
   VkPipeline queue_pipelines[WS_VK_QS_N];
+  VkPipeline loop_pipeline; /* shaders/loop.comp, made by the first device loop */
   uint32_t queue_block; /* workgroup size of the queue shaders */
   uint32_t chunk_groups;
   ws_vk_pipeline *pipelines;
@@ -136,6 +139,129 @@ typedef struct ws_vk_impl {
 static inline ws_vk_impl *ws_vk_of(ws_device *dev) {
   return (ws_vk_impl *)dev->impl;
 }
+
+/* Words of a device loop's own buffer (shaders/loop.glsl WS_DL_*): what the
+ * decide shader writes for its iteration's launches. */
+enum {
+  WS_VK_DL_HALT = 0,
+  WS_VK_DL_OBS_SCAN = 1,
+  WS_VK_DL_GATHER_TOKEN = 2,
+  WS_VK_DL_GATHER_SCAN = 3,
+  WS_VK_DL_COMPACT_N = 4,
+  WS_VK_DL_COMPACT_SCAN = 5,
+  WS_VK_DL_PUB_N = 6,
+  WS_VK_DL_PUB_SRC = 7,
+  WS_VK_DL_PUB_SLOT_BASE = 8,
+  WS_VK_DL_PUB_SLOTS = 10, /* uint64_t */
+  WS_VK_DL_CMD = 16        /* VkDispatchIndirectCommand[], see vk_loop.c */
+};
+
+/* ---- push constants of the queue shaders (the .comp files in shaders/ declare the
+ * same offsets; the device loop sets `dyn` to its words, loop.glsl) ---- */
+#define WS_VK_PUSH_CHECK_(type, field, offset)                                                     \
+  _Static_assert(offsetof(type, field) == (offset), #type "." #field " is at " #offset " in GLSL")
+
+/* shaders/count.comp */
+typedef struct count_push {
+  uint64_t tokens;
+  uint64_t counts;
+  uint32_t scan;
+  uint32_t queue_count;
+  uint64_t dyn; /* device loop: the words of shaders/loop.glsl, 0 = the fields above */
+} count_push;
+WS_VK_PUSH_CHECK_(count_push, counts, 8);
+WS_VK_PUSH_CHECK_(count_push, scan, 16);
+WS_VK_PUSH_CHECK_(count_push, queue_count, 20);
+WS_VK_PUSH_CHECK_(count_push, dyn, 24);
+
+/* shaders/gather.comp */
+typedef struct gather_push {
+  uint64_t tokens;
+  uint64_t slots;
+  uint64_t counter;
+  uint32_t scan;
+  uint32_t token;
+  uint64_t dyn;
+} gather_push;
+WS_VK_PUSH_CHECK_(gather_push, slots, 8);
+WS_VK_PUSH_CHECK_(gather_push, counter, 16);
+WS_VK_PUSH_CHECK_(gather_push, scan, 24);
+WS_VK_PUSH_CHECK_(gather_push, token, 28);
+WS_VK_PUSH_CHECK_(gather_push, dyn, 32);
+
+/* shaders/gather_all_prefix.comp */
+typedef struct prefix_push {
+  uint64_t counts;
+  uint64_t offsets;
+  uint32_t queue_count;
+  uint32_t reserved;
+} prefix_push;
+WS_VK_PUSH_CHECK_(prefix_push, offsets, 8);
+WS_VK_PUSH_CHECK_(prefix_push, queue_count, 16);
+
+/* shaders/gather_all.comp */
+typedef struct gather_all_push {
+  uint64_t tokens;
+  uint64_t offsets;
+  uint64_t slots;
+  uint32_t scan;
+  uint32_t queue_count;
+  uint64_t dyn;
+} gather_all_push;
+WS_VK_PUSH_CHECK_(gather_all_push, offsets, 8);
+WS_VK_PUSH_CHECK_(gather_all_push, slots, 16);
+WS_VK_PUSH_CHECK_(gather_all_push, scan, 24);
+WS_VK_PUSH_CHECK_(gather_all_push, queue_count, 28);
+WS_VK_PUSH_CHECK_(gather_all_push, dyn, 32);
+
+/* shaders/publish.comp */
+typedef struct publish_push {
+  uint64_t tokens;
+  uint64_t slots;
+  uint64_t counts;
+  uint32_t n;
+  uint32_t src;
+  uint32_t slot_base;
+  uint32_t queue_count;
+  uint64_t dyn;
+} publish_push;
+WS_VK_PUSH_CHECK_(publish_push, slots, 8);
+WS_VK_PUSH_CHECK_(publish_push, counts, 16);
+WS_VK_PUSH_CHECK_(publish_push, n, 24);
+WS_VK_PUSH_CHECK_(publish_push, src, 28);
+WS_VK_PUSH_CHECK_(publish_push, slot_base, 32);
+WS_VK_PUSH_CHECK_(publish_push, queue_count, 36);
+WS_VK_PUSH_CHECK_(publish_push, dyn, 40);
+
+/* shaders/compact.glsl (compact_holes.comp, compact_move.comp) */
+typedef struct compact_push {
+  uint64_t tokens;
+  uint64_t ids;
+  uint64_t frames;
+  uint64_t field_offsets;
+  uint64_t scratch;
+  uint64_t state; /* ws_vk_impl.state: WS_VK_STATE_* words */
+  uint32_t n;
+  uint32_t scan;
+  uint32_t layout;
+  uint32_t frame_size;
+  uint32_t field_count;
+  uint32_t reserved;
+  uint64_t dyn;
+} compact_push;
+WS_VK_PUSH_CHECK_(compact_push, ids, 8);
+WS_VK_PUSH_CHECK_(compact_push, frames, 16);
+WS_VK_PUSH_CHECK_(compact_push, field_offsets, 24);
+WS_VK_PUSH_CHECK_(compact_push, scratch, 32);
+WS_VK_PUSH_CHECK_(compact_push, state, 40);
+WS_VK_PUSH_CHECK_(compact_push, n, 48);
+WS_VK_PUSH_CHECK_(compact_push, scan, 52);
+WS_VK_PUSH_CHECK_(compact_push, layout, 56);
+WS_VK_PUSH_CHECK_(compact_push, frame_size, 60);
+WS_VK_PUSH_CHECK_(compact_push, field_count, 64);
+WS_VK_PUSH_CHECK_(compact_push, dyn, 72);
+_Static_assert(WS_VK_STATE_SIZES == 8, "compact.glsl reads the field sizes at state + 32 bytes");
+_Static_assert(WS_VK_STATE_ERR_COMPACT == 1u, "compact_move.comp sets error bit 1");
 
 /* vk_result.c: errors. ws_vk_check returns WS_OK for VK_SUCCESS, otherwise
  * records "vulkan: <call> failed: <VkResult name> (<value>)" on the device
@@ -188,12 +314,20 @@ ws_status ws_vk_op_timer_mark(ws_device *dev, bool end);
 ws_status ws_vk_op_timer_elapsed(ws_device *dev, double *ms);
 
 /* vk_pipeline.c */
+/* invocations: kernel.glsl's WS_INVOCATIONS (0 but for indirect launches) */
 ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
-                             const char *what, VkPipeline *out);
+                                uint32_t invocations, const char *what, VkPipeline *out);
+ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                              uint32_t block, uint32_t invocations, VkPipeline *out);
 ws_status ws_vk_pipelines_init(ws_device *dev);
 void ws_vk_pipelines_destroy(ws_device *dev);
 ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form, uint32_t n,
                        const void *args, size_t args_size, uint32_t block);
+
+/* vk_loop.c: the device loop (backend.h loop_create / loop_run / loop_destroy) */
+ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
+ws_status ws_vk_loop_run(ws_device *dev, void *loop);
+void ws_vk_loop_destroy(ws_device *dev, void *loop);
 
 /* vk_queue.c */
 ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q);

@@ -113,7 +113,9 @@ ws_status ws_vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, ws_v
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   if (!host)
-    bi.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    /* indirect: the device loop's dispatch commands (vk_loop.c) */
+    bi.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateBuffer, vk->device, &bi, NULL, &b->buffer);
   if (st != WS_OK) {
     ws_free(b);

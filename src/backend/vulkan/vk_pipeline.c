@@ -68,7 +68,7 @@ static ws_status check_spirv(ws_device *dev, const uint32_t *code, size_t size, 
 }
 
 ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
-                             const char *what, VkPipeline *out) {
+                                uint32_t invocations, const char *what, VkPipeline *out) {
   ws_vk_impl *vk = ws_vk_of(dev);
   *out = VK_NULL_HANDLE;
   const VkPhysicalDeviceLimits *lim = &vk->props.limits;
@@ -89,9 +89,11 @@ ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t siz
   if (r != VK_SUCCESS)
     return ws_dev_fail(dev, ws_vk_status_of(r), "vulkan: %s: vkCreateShaderModule failed: %s (%d)",
                        what, ws_vk_result_name(r), (int)r);
-  const uint32_t spec_values[2] = {block, vk->chunk_groups};
-  const VkSpecializationMapEntry spec_map[2] = {{0, 0, 4}, {1, 4, 4}};
-  const VkSpecializationInfo spec = {2, spec_map, sizeof spec_values, spec_values};
+  /* kernel.glsl: workgroup size, workgroups per chunk, invocations of an
+   * indirect dispatch (0 = the launch geometry says) */
+  const uint32_t spec_values[3] = {block, vk->chunk_groups, invocations};
+  const VkSpecializationMapEntry spec_map[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+  const VkSpecializationInfo spec = {3, spec_map, sizeof spec_values, spec_values};
   VkComputePipelineCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       /* vkCmdDispatchBase with a non-zero base needs this flag */
@@ -147,8 +149,8 @@ ws_status ws_vk_pipelines_init(ws_device *dev) {
                                    .pPushConstantRanges = &range};
   ws_status st = WS_VK_CALL(dev, vkCreatePipelineLayout, vk->device, &li, NULL, &vk->layout);
   for (uint32_t s = 0; s < WS_VK_QS_N && st == WS_OK; ++s)
-    st = ws_vk_pipeline_create(dev, shaders[s].code, *shaders[s].size, vk->queue_block,
-                            shaders[s].name, &vk->queue_pipelines[s]);
+    st = ws_vk_pipeline_create(dev, shaders[s].code, *shaders[s].size, vk->queue_block, 0,
+                               shaders[s].name, &vk->queue_pipelines[s]);
   return st;
 }
 
@@ -163,19 +165,22 @@ void ws_vk_pipelines_destroy(ws_device *dev) {
     vkDestroyPipeline(vk->device, vk->queue_pipelines[s], NULL);
     vk->queue_pipelines[s] = VK_NULL_HANDLE;
   }
+  vkDestroyPipeline(vk->device, vk->loop_pipeline, NULL);
+  vk->loop_pipeline = VK_NULL_HANDLE;
   vkDestroyPipelineLayout(vk->device, vk->layout, NULL);
   vk->layout = VK_NULL_HANDLE;
 }
 
-/* The cached pipeline of (entry, form, block), created on first use. GLSL
- * modules have step and megakernel shaders; no tail (ws_scheduler_config
- * .tail_frames then never runs a tail on Vulkan). */
-static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
-                               uint32_t block, VkPipeline *out) {
+/* The cached pipeline of (entry, form, block, invocations), created on
+ * first use. GLSL modules have step and megakernel shaders; no tail
+ * (ws_scheduler_config.tail_frames then never runs a tail on Vulkan). */
+ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                              uint32_t block, uint32_t invocations, VkPipeline *out) {
   ws_vk_impl *vk = ws_vk_of(dev);
   for (uint32_t i = 0; i < vk->pipeline_count; ++i) {
     const ws_vk_pipeline *p = &vk->pipelines[i];
-    if (p->entry == entry && p->form == form && p->block == block) {
+    if (p->entry == entry && p->form == form && p->block == block &&
+        p->invocations == invocations) {
       *out = p->pipeline;
       return WS_OK;
     }
@@ -202,10 +207,10 @@ static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_
   char what[160];
   snprintf(what, sizeof what, "entry '%s'%s", entry->name, mega ? " (megakernel)" : "");
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = ws_vk_pipeline_create(dev, code, size, block, what, &p);
+  ws_status st = ws_vk_pipeline_create(dev, code, size, block, invocations, what, &p);
   if (st != WS_OK)
     return st;
-  vk->pipelines[vk->pipeline_count++] = (ws_vk_pipeline){entry, form, block, p};
+  vk->pipelines[vk->pipeline_count++] = (ws_vk_pipeline){entry, form, block, invocations, p};
   *out = p;
   return WS_OK;
 }
@@ -218,7 +223,7 @@ ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launc
                        "hold %u",
                        entry->name, args_size, WS_VK_PUSH_BYTES);
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = user_pipeline(dev, entry, form, block, &p);
+  ws_status st = ws_vk_user_pipeline(dev, entry, form, block, 0, &p);
   if (st != WS_OK)
     return st;
   return ws_vk_record_dispatch(dev, p, args, (uint32_t)args_size, n, block, entry->name);

@@ -13,100 +13,8 @@
 
 #include <stddef.h>
 
-#define WS_VK_PUSH_CHECK_(type, field, offset)                                                     \
-  _Static_assert(offsetof(type, field) == (offset), #type "." #field " is at " #offset " in GLSL")
-
-/* shaders/count.comp */
-typedef struct count_push {
-  uint64_t tokens;
-  uint64_t counts;
-  uint32_t scan;
-  uint32_t queue_count;
-} count_push;
-WS_VK_PUSH_CHECK_(count_push, counts, 8);
-WS_VK_PUSH_CHECK_(count_push, scan, 16);
-WS_VK_PUSH_CHECK_(count_push, queue_count, 20);
-
-/* shaders/gather.comp */
-typedef struct gather_push {
-  uint64_t tokens;
-  uint64_t slots;
-  uint64_t counter;
-  uint32_t scan;
-  uint32_t token;
-} gather_push;
-WS_VK_PUSH_CHECK_(gather_push, slots, 8);
-WS_VK_PUSH_CHECK_(gather_push, counter, 16);
-WS_VK_PUSH_CHECK_(gather_push, scan, 24);
-WS_VK_PUSH_CHECK_(gather_push, token, 28);
-
-/* shaders/gather_all_prefix.comp */
-typedef struct prefix_push {
-  uint64_t counts;
-  uint64_t offsets;
-  uint32_t queue_count;
-  uint32_t reserved;
-} prefix_push;
-WS_VK_PUSH_CHECK_(prefix_push, offsets, 8);
-WS_VK_PUSH_CHECK_(prefix_push, queue_count, 16);
-
-/* shaders/gather_all.comp */
-typedef struct gather_all_push {
-  uint64_t tokens;
-  uint64_t offsets;
-  uint64_t slots;
-  uint32_t scan;
-  uint32_t queue_count;
-} gather_all_push;
-WS_VK_PUSH_CHECK_(gather_all_push, offsets, 8);
-WS_VK_PUSH_CHECK_(gather_all_push, slots, 16);
-WS_VK_PUSH_CHECK_(gather_all_push, scan, 24);
-WS_VK_PUSH_CHECK_(gather_all_push, queue_count, 28);
-
-/* shaders/publish.comp */
-typedef struct publish_push {
-  uint64_t tokens;
-  uint64_t slots;
-  uint64_t counts;
-  uint32_t n;
-  uint32_t src;
-  uint32_t slot_base;
-  uint32_t queue_count;
-} publish_push;
-WS_VK_PUSH_CHECK_(publish_push, slots, 8);
-WS_VK_PUSH_CHECK_(publish_push, counts, 16);
-WS_VK_PUSH_CHECK_(publish_push, n, 24);
-WS_VK_PUSH_CHECK_(publish_push, src, 28);
-WS_VK_PUSH_CHECK_(publish_push, slot_base, 32);
-WS_VK_PUSH_CHECK_(publish_push, queue_count, 36);
-
-/* shaders/compact.glsl (compact_holes.comp, compact_move.comp) */
-typedef struct compact_push {
-  uint64_t tokens;
-  uint64_t ids;
-  uint64_t frames;
-  uint64_t field_offsets;
-  uint64_t scratch;
-  uint64_t state; /* ws_vk_impl.state: WS_VK_STATE_* words */
-  uint32_t n;
-  uint32_t scan;
-  uint32_t layout;
-  uint32_t frame_size;
-  uint32_t field_count;
-  uint32_t reserved;
-} compact_push;
-WS_VK_PUSH_CHECK_(compact_push, ids, 8);
-WS_VK_PUSH_CHECK_(compact_push, frames, 16);
-WS_VK_PUSH_CHECK_(compact_push, field_offsets, 24);
-WS_VK_PUSH_CHECK_(compact_push, scratch, 32);
-WS_VK_PUSH_CHECK_(compact_push, state, 40);
-WS_VK_PUSH_CHECK_(compact_push, n, 48);
-WS_VK_PUSH_CHECK_(compact_push, scan, 52);
-WS_VK_PUSH_CHECK_(compact_push, layout, 56);
-WS_VK_PUSH_CHECK_(compact_push, frame_size, 60);
-WS_VK_PUSH_CHECK_(compact_push, field_count, 64);
-_Static_assert(WS_VK_STATE_SIZES == 8, "compact.glsl reads the field sizes at state + 32 bytes");
-_Static_assert(WS_VK_STATE_ERR_COMPACT == 1u, "compact_move.comp sets error bit 1");
+/* The push-constant structs are in vk_internal.h (the device loop records
+ * the same shaders). */
 
 static ws_status dispatch(ws_device *dev, ws_vk_queue_shader s, const void *push, uint32_t size,
                           uint32_t n, const char *what) {
@@ -119,7 +27,7 @@ ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q) {
   ws_status st = ws_vk_record_fill(dev, q->counts, 0, (size_t)q->queue_count + 1u);
   if (st != WS_OK)
     return st;
-  const count_push p = {q->tokens, q->counts, q->scan, q->queue_count};
+  const count_push p = {q->tokens, q->counts, q->scan, q->queue_count, 0};
   return dispatch(dev, WS_VK_QS_COUNT, &p, sizeof p, q->scan, "queue count");
 }
 
@@ -128,7 +36,7 @@ ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q) {
   ws_status st = ws_vk_record_fill(dev, q->counter, 0, 1);
   if (st != WS_OK)
     return st;
-  const gather_push p = {q->tokens, q->slots, q->counter, q->scan, q->token};
+  const gather_push p = {q->tokens, q->slots, q->counter, q->scan, q->token, 0};
   return dispatch(dev, WS_VK_QS_GATHER, &p, sizeof p, q->scan, "queue gather");
 }
 
@@ -140,14 +48,14 @@ ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
                           "queue gather_all prefix");
   if (st != WS_OK)
     return st;
-  const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count};
+  const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count, 0};
   return dispatch(dev, WS_VK_QS_GATHER_ALL, &p, sizeof p, q->scan, "queue gather_all");
 }
 
 /* counts[src] -= n and counts[tokens[slot]] += 1 over the launch's frames. */
 ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q) {
   const publish_push p = {q->tokens, q->slots,     q->counts,     q->n,
-                          q->src,    q->slot_base, q->queue_count};
+                          q->src,    q->slot_base, q->queue_count, 0};
   return dispatch(dev, WS_VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
 }
 
@@ -176,7 +84,7 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   }
   const compact_push p = {q->tokens,  q->ids,          q->frames,      q->field_offsets,
                           q->scratch, vk->state->addr, q->n,           q->scan,
-                          q->layout,  q->frame_size,   q->field_count, 0};
+                          q->layout,  q->frame_size,   q->field_count, 0, 0};
   if ((st = dispatch(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n, "compaction holes")) != WS_OK ||
       (st = dispatch(dev, WS_VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n, "compaction move")) !=
           WS_OK)

@@ -4,6 +4,8 @@
 #ifndef WAVESCHED_VK_COMPACT_GLSL
 #define WAVESCHED_VK_COMPACT_GLSL
 
+#include "loop.glsl"
+
 layout(push_constant, scalar) uniform compact_pc {
   layout(offset = 0) uint64_t tokens;
   layout(offset = 8) uint64_t ids;
@@ -16,6 +18,7 @@ layout(push_constant, scalar) uniform compact_pc {
   layout(offset = 56) uint layout_;
   layout(offset = 60) uint frame_size;        /* AoS record size */
   layout(offset = 64) uint field_count;
+  layout(offset = 72) uint64_t dyn; /* device loop: n and scan from its words (loop.glsl) */
 } P;
 
 /* WS_VK_STATE_* word indices */
@@ -24,6 +27,11 @@ const uint STATE_MOVERS = 1u;
 const uint STATE_ERROR = 2u;
 const uint STATE_SIZES = 8u;
 const uint STATE_ERR_COMPACT = 1u;
+
+/* The live count and the scan bound: the push constants', or the device
+ * loop's words. */
+uint ws_compact_n() { return P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_COMPACT_N) : P.n; }
+uint ws_compact_scan() { return P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_COMPACT_SCAN) : P.scan; }
 
 /* Copies len bytes from src to dst. Whole aligned words when possible (every
  * frame type whose size and address are multiples of 4); otherwise byte by
