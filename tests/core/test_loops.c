@@ -18,6 +18,8 @@
  *   interval            observe_interval 1, 3, 7, 40 and 0: same results, one
  *                       host synchronization per interval (0: per dispatch, or
  *                       per 16 iterations on Vulkan, vk_loop.c)
+ *   refused             a configuration the Vulkan loop cannot run: AUTO runs
+ *                       the host loop, DEVICE fails with WS_ECONFIG_LOOP
  *   errors              an iteration limit, a corrupted count under
  *                       verification, an invalid continuation index, a pool
  *                       error word: the same status and message in both loops
@@ -415,6 +417,46 @@ static void test_errors(void **state) {
   }
 }
 
+/* ---- a configuration the backend's loop refuses (Vulkan) ----
+ * A stage kernel over more slots than one indirect dispatch covers
+ * (32,768 workgroups of 32 here): WS_LOOP_AUTO runs the host loop, with the
+ * host loop's results; WS_LOOP_DEVICE fails with WS_ECONFIG_LOOP and says
+ * why. The other backends' loops have no such limit. */
+static void test_refused(void **state) {
+  (void)state;
+  if (wt_backend != WS_BACKEND_VULKAN)
+    return;
+  outcome o[3];
+  const ws_loop_kind loops[3] = {WS_LOOP_HOST, WS_LOOP_AUTO, WS_LOOP_DEVICE};
+  for (int k = 0; k < 3; ++k) {
+    rig r;
+    rig_init(&r, wt_dev, 20, 1, 8, false);
+    r.w[0].C = 32u * 32768u + 1u;
+    WT_CHECK(rig_create(&r) == WS_OK, "rig: %s", ws_device_last_error(wt_dev));
+    describe_pools(&r);
+    WT_CHECK(rig_zero(&r) == WS_OK, "rig zero");
+    ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), loops[k]);
+    cfg.block_size = 32;
+    ws_scheduler *s = wt_scheduler(&rig_coroutine, &cfg);
+    WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r.pool[0])) == WS_OK, "add_aux: %s",
+             ws_scheduler_last_error(s));
+    record(s, rig_dispatch(&r, s), &o[k]);
+    rig_destroy(&r);
+  }
+  WT_CHECK(o[0].status == WS_OK, "host loop: %s", o[0].error);
+  /* AUTO fell back: the host loop ran, with the host loop's results exactly
+   * (same_outcome expects its second run from the device loop: say so once
+   * the loop has been checked) */
+  WT_CHECK(o[1].d.loop == WS_LOOP_HOST, "WS_LOOP_AUTO: ran loop %d, not the host loop (%s)",
+           (int)o[1].d.loop, o[1].error);
+  o[1].d.loop = WS_LOOP_DEVICE;
+  same_outcome(&o[0], &o[1], "WS_LOOP_AUTO with a refused device loop");
+  printf("WS_LOOP_DEVICE, refused: %s\n", o[2].error);
+  WT_CHECK(o[2].status == WS_ECONFIG_LOOP && strstr(o[2].error, "indirect dispatch"),
+           "WS_LOOP_DEVICE with a refused device loop: %s (%s)", ws_status_name(o[2].status),
+           o[2].error);
+}
+
 int main(int argc, char **argv) {
   static const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_order"}, {&fz_kernels_modules, "fz_main"}};
@@ -435,5 +477,6 @@ int main(int argc, char **argv) {
   wt_add_per_combo("aux", test_aux);
   wt_add("interval", test_interval, NULL);
   wt_add_per_combo("errors", test_errors);
+  wt_add("refused", test_refused, NULL);
   return wt_run("loop_differential");
 }
