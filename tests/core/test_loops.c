@@ -17,7 +17,7 @@
  *                       and accounting modes
  *   interval            observe_interval 1, 3, 7, 40 and 0: same results, one
  *                       host synchronization per interval (0: per dispatch, or
- *                       per 16 iterations on Vulkan, vk_loop.c)
+ *                       per 16 iterations on Vulkan, where main() sets it so)
  *   refused             a configuration the Vulkan loop cannot run: AUTO runs
  *                       the host loop, DEVICE fails with WS_ECONFIG_LOOP
  *   errors              an iteration limit, a corrupted count under

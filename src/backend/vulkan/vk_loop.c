@@ -28,7 +28,7 @@
  * under the greedy policy, where at most one of them has groups.
  *
  * T (iterations per submission): observe_interval when it is set and at
- * most WS_VK_LOOP_ITERATIONS, else WS_VK_LOOP_ITERATIONS (16; the
+ * most WS_VK_LOOP_ITERATIONS, else WS_VK_LOOP_ITERATIONS (32; the
  * environment variable WS_VULKAN_LOOP_ITERATIONS overrides it). The
  * iteration that ends the run (the dispatch done or failed, or
  * observe_interval iterations) sets the halt word, and the recorded
@@ -37,7 +37,7 @@
  * there and the host submits again after reading the state (loop_device.c),
  * so a dispatch synchronizes once per T iterations, or once per interval
  * (the secondary buffer executed ceil(interval / T) times in one
- * submission). docs/decisions.md has the reasons for 16.
+ * submission). docs/decisions.md has the reasons for 32.
  *
  * Not supported (loop_create answers WS_ECONFIG_LOOP, and the scheduler
  * runs the host loop unless the device loop was asked for): the tail (GLSL
@@ -55,7 +55,7 @@
 #include <string.h>
 
 /* Iterations recorded per submission when observe_interval does not say. */
-#define WS_VK_LOOP_ITERATIONS 16u
+#define WS_VK_LOOP_ITERATIONS 32u
 #define WS_VK_LOOP_ITERATIONS_MAX 4096u
 
 /* Indirect commands (shaders/loop.comp) */
