@@ -141,7 +141,6 @@ static void loop_barrier(VkCommandBuffer cmd) {
 /* What one recording needs at hand. */
 typedef struct rec {
   ws_device *dev;
-  const ws_loop_desc *d;
   VkCommandBuffer cmd;
   VkBuffer words;
   VkPipeline bound;
@@ -180,7 +179,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   ws_vk_impl *vk = ws_vk_of(dev);
   const ws_queue_args *q = &d->queue;
   const uint64_t dyn = l->words->addr;
-  rec r = {dev, d, l->cmd, l->words->buffer, VK_NULL_HANDLE};
+  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE};
   VkPipeline step;
   ws_status st = ws_vk_user_pipeline(dev, d->entry, WS_FORM_STEP, d->block, 0, &step);
   if (st != WS_OK)
