@@ -155,7 +155,9 @@ static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
   uint32_t words[WS_VK_PUSH_BYTES / 4];
   memset(words, 0, sizeof words);
   memcpy(words, push, size);
-  vkCmdPushConstants(r->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (size + 3u) & ~3u, words);
+  const uint32_t bytes = (size + 3u) & ~3u; /* whole words; none for a kernel without arguments */
+  if (bytes)
+    vkCmdPushConstants(r->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
 }
 
 static void indirect(rec *r, VkPipeline p, const void *push, uint32_t size, uint32_t c) {
