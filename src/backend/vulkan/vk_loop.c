@@ -37,7 +37,9 @@
  * there and the host submits again after reading the state (loop_device.c),
  * so a dispatch synchronizes once per T iterations, or once per interval
  * (the secondary buffer executed ceil(interval / T) times in one
- * submission). docs/decisions.md has the reasons for 32.
+ * submission, at most WS_VK_LOOP_REPEATS_MAX times: a longer interval
+ * synchronizes every 8 T iterations). docs/decisions.md has the reasons
+ * for 32.
  *
  * Not supported (loop_create answers WS_ECONFIG_LOOP, and the scheduler
  * runs the host loop unless the device loop was asked for): the tail (GLSL
@@ -57,6 +59,10 @@
 /* Iterations recorded per submission when observe_interval does not say. */
 #define WS_VK_LOOP_ITERATIONS 32u
 #define WS_VK_LOOP_ITERATIONS_MAX 4096u
+/* Executions of the recording per submission at most: an interval beyond
+ * T times this synchronizes every T * WS_VK_LOOP_REPEATS_MAX iterations, so
+ * that a dispatch never records more empty iterations than that. */
+#define WS_VK_LOOP_REPEATS_MAX 8u
 
 /* Indirect commands (shaders/loop.comp) */
 enum { CMD_OBS = 0, CMD_HOLES = 1, CMD_MOVE = 2, CMD_GATHER = 3, CMD_PUBLISH = 4, CMD_STEP = 5 };
@@ -344,6 +350,8 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   const uint32_t base = env_iterations();
   l->iterations = desc->interval && desc->interval < base ? desc->interval : base;
   l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 1u;
+  if (l->repeats > WS_VK_LOOP_REPEATS_MAX)
+    l->repeats = WS_VK_LOOP_REPEATS_MAX;
   l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0;
   const uint32_t stage_word = WS_VK_DL_CMD + 3u * (6u + desc->K + desc->stage_count);
   l->push = (loop_push){desc->state,     0,  desc->queue.slots, 0u, desc->K, desc->stage_count,
