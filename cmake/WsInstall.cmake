@@ -52,11 +52,10 @@ install(FILES
   DESTINATION ${WS_INSTALL_CMAKEDIR})
 
 # ---- pkg-config ----
-# Cflags/Libs carry OpenMP's flag: users' kernels are OpenMP loops (kernel.h)
-# compiled in their own translation units. The CUDA and C++ runtimes are in
+# The CUDA and C++ runtimes are in
 # Libs when CUDA is built: the users' .cu kernels need them as much as the
 # library. A static library also needs what it links itself (libm, the
-# Vulkan loader); these are in Libs and Requires, not
+# CPU backend's threads, the Vulkan loader); these are in Libs and Requires, not
 # the .private fields, so that a plain `pkg-config --libs wavesched` links
 # the default (static) build without --static.
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
@@ -70,7 +69,6 @@ else()
   set(WS_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 string(REPLACE ";" " " WS_PC_BACKENDS "${WS_BACKENDS}")
-set(WS_PC_OPENMP "${OpenMP_C_FLAGS}")
 set(WS_PC_LIBS "")
 set(WS_PC_REQUIRES "")
 set(WS_PC_GLSLC "")
@@ -90,7 +88,7 @@ if(WS_HAVE_VULKAN)
   set(WS_PC_GLSLC "${WS_GLSLC}")
 endif()
 if(NOT BUILD_SHARED_LIBS)
-  string(APPEND WS_PC_LIBS " -lm")
+  string(APPEND WS_PC_LIBS " -pthread -lm")
   if(WS_HAVE_VULKAN)
     set(WS_PC_REQUIRES "vulkan")
   endif()

@@ -9,7 +9,7 @@
 # `const ws_module_set <module>_modules` with a slot per backend. The source
 # must end with WS_MODULE_BEGIN(<module>) ... WS_MODULE_END(<module>); every
 # <dir>/*.comp is compiled by glslc (docs/vulkan.md). <target> must link
-# wavesched::wavesched (the kernels need its headers and OpenMP).
+# wavesched::wavesched (the kernels need its headers).
 #
 # The backends come from the library, never from what happens to be
 # installed here: the wavesched::wavesched target's WS_BACKENDS property

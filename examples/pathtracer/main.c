@@ -52,6 +52,9 @@ static void usage(FILE *f) {
           "                                   --partial-admission)\n"
           "  --partial-admission              admit part of a producer queue when the\n"
           "                                   shadow pool is nearly full\n"
+          "  --shadow-pool stack|append       shadow pool allocation: a free stack (default)\n"
+          "                                   or append with holes, reclaimed and compacted\n"
+          "                                   before admission (same image)\n"
           "  --nee pipeline|inline            next-event estimation through the auxiliary\n"
           "                                   pipeline (default) or inline in the shading\n"
           "                                   continuations (the megakernel always inlines)\n"
@@ -337,6 +340,7 @@ int main(int argc, char **argv) {
                                        {"pool", required_argument, 0, 'r'},
                                        {"shadow-capacity", required_argument, 0, 'C'},
                                        {"partial-admission", no_argument, 0, 'P'},
+                                       {"shadow-pool", required_argument, 0, 'A'},
                                        {"nee", required_argument, 0, 'N'},
                                        {"batch-spp", required_argument, 0, 'B'},
                                        {"layout", required_argument, 0, 'l'},
@@ -361,6 +365,7 @@ int main(int argc, char **argv) {
   static const char *const nee_names[] = {"pipeline", "inline"};
   static const char *const layout_names[] = {"aos", "soa"};
   static const char *const acc_names[] = {"materialized", "incremental", "fused"};
+  static const char *const shadow_pool_names[] = {"stack", "append"};
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
@@ -399,6 +404,9 @@ int main(int argc, char **argv) {
       break;
     case 'P':
       o.partial_admission = true;
+      break;
+    case 'A':
+      o.shadow_append = pick("shadow-pool", optarg, shadow_pool_names, 2) == 1;
       break;
     case 'N':
       o.nee_mode = pick("nee", optarg, nee_names, 2);
@@ -501,9 +509,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (o.scheduler == WS_SCHEDULER_MEGAKERNEL && o.nee_mode == PT_NEE_PIPELINE &&
-      (o.shadow_capacity || o.partial_admission))
+      (o.shadow_capacity || o.partial_admission || o.shadow_append))
     fprintf(stderr, "%s: note: the megakernel takes no auxiliary work; NEE runs inline and "
-                    "--shadow-capacity/--partial-admission are ignored\n", prog);
+                    "--shadow-capacity/--partial-admission/--shadow-pool are ignored\n", prog);
   if (dc.cpu_threads && dc.backend != WS_BACKEND_CPU)
     fprintf(stderr, "%s: note: --threads applies to the CPU backend only\n", prog);
   if (!nout && !no_output) {
@@ -609,8 +617,9 @@ int main(int argc, char **argv) {
   else
     printf("  megakernel scheduler; NEE inline");
   if (!inline_nee)
-    printf(" (capacity %u%s)", o.shadow_capacity ? o.shadow_capacity : o.pool,
-           o.partial_admission ? ", partial admission" : "");
+    printf(" (capacity %u%s%s)", o.shadow_capacity ? o.shadow_capacity : o.pool,
+           o.partial_admission ? ", partial admission" : "",
+           o.shadow_append ? ", append allocation" : "");
   printf("; %u spp per dispatch\n", o.batch_spp);
   fflush(stdout);
   if (show_progress) {
@@ -643,6 +652,11 @@ int main(int argc, char **argv) {
          stats.render_ms > 0 ? stats.paths / (stats.render_ms * 1e3) : 0.0,
          stats.dispatch_ms / 1e3, mean, bad ? " (NaN/Inf/negative values!)" : "");
   pt_print_stats(stdout, &stats);
+  if (o.shadow_append && stats.shadow_capacity)
+    printf("append shadow pool: peak extent %u of %u, %" PRIu64 " reclaims, %" PRIu64
+           " compactions\n",
+           stats.shadow_peak_extent, stats.shadow_capacity, stats.shadow_reclaims,
+           stats.shadow_compactions);
   rc = bad ? 1 : 0;
   for (int i = 0; i < nout; ++i) {
     int w = -1;

@@ -377,6 +377,9 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
                                run_stage,
                                &c};
     PT_TRY(ws_pool_create(dev, &pc, &c.pool), "shadow pool");
+    /* before the view and the work are taken: both carry the allocation */
+    PT_TRY(ws_pool_set_allocation(c.pool, o->shadow_append ? WS_POOL_APPEND : WS_POOL_STACK),
+           "shadow pool allocation");
     /* the same stages as kernels, so the pipeline runs in the device loop */
     pt_stage_args sa[PT_STAGE_COUNT];
     ws_aux_stage_kernel sk[PT_STAGE_COUNT];
@@ -436,6 +439,14 @@ ws_status pt_render(ws_device *dev, const pt_options *opts, float *image, pt_sta
       goto out;
     }
     collect(c.sched, st);
+    if (c.pool) {
+      ws_pool_storage ps;
+      PT_TRY(ws_pool_storage_stats(c.pool, &ps), "shadow pool storage statistics");
+      st->shadow_reclaims += ps.reclaims;
+      st->shadow_compactions += ps.compactions;
+      if (ps.peak_extent > st->shadow_peak_extent)
+        st->shadow_peak_extent = ps.peak_extent;
+    }
     st->dispatches += 1;
     pt_resolve_args ra;
     memset(&ra, 0, sizeof ra);

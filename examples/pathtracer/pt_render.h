@@ -26,6 +26,9 @@ typedef struct pt_options {
   uint32_t pool;               /* R resident frames; 0 = pt_default_pool(backend) */
   uint32_t shadow_capacity;    /* C; 0 = R * b = R (the smallest registration allows) */
   bool partial_admission;
+  bool shadow_append;          /* the shadow pool allocates by append (issue 18:
+                                  ws_pool_set_allocation WS_POOL_APPEND) instead
+                                  of from its free stack; same image */
   int nee_mode;                /* PT_NEE_PIPELINE (wavefront default) / PT_NEE_INLINE;
                                   the megakernel always runs inline */
   uint32_t batch_spp;          /* samples per dispatch; 0 = pt_default_batch() */
@@ -65,6 +68,9 @@ typedef struct pt_stats {
   double render_ms;        /* wall time of all batches (dispatch + resolve) */
   double dispatch_ms;      /* sum of the scheduler's elapsed times */
   uint32_t pool, shadow_capacity;
+  /* an append shadow pool's storage work, summed (peak: maximum) */
+  uint64_t shadow_reclaims, shadow_compactions;
+  uint32_t shadow_peak_extent;
 } pt_stats;
 
 /* Limits checked before anything is allocated (pt_options_check): */

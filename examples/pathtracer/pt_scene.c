@@ -852,6 +852,21 @@ static void bounds(const struct aiScene *ai, const struct aiNode *node,
 }
 #endif
 
+/* The directory of `path` ("." for a bare file name), which the names a
+ * scene refers to are relative to; the caller frees it. NULL: no memory. */
+static char *path_dir(const char *path) {
+  char *dir = malloc(strlen(path) + 2); /* + 2: "." for an empty path */
+  if (!dir)
+    return NULL;
+  strcpy(dir, path);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    strcpy(dir, ".");
+  return dir;
+}
+
 int pt_scene_add_file(pt_host_scene *s, const char *path, const pt_place *place, char *err,
                       size_t err_cap) {
 #ifndef PT_HAVE_ASSIMP
@@ -880,27 +895,20 @@ int pt_scene_add_file(pt_host_scene *s, const char *path, const pt_place *place,
     return -1;
   }
   int rc = -1;
-  char *dir = strdup(path);
+  char *dir = path_dir(path);
   if (!dir) {
     msg(err, err_cap, "%s: out of memory", path);
     aiReleaseImport(ai);
     return -1;
   }
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    *slash = '\0';
-  else
-    strcpy(dir, ".");
-  load_ctx c;
-  memset(&c, 0, sizeof c);
-  c.s = s;
-  c.ai = ai;
-  c.path = path;
-  c.dir = dir;
-  c.place = place;
-  c.err = err;
-  c.err_cap = err_cap;
-  c.mat_base = s->mat_count;
+  load_ctx c = {.s = s,
+                .ai = ai,
+                .path = path,
+                .dir = dir,
+                .place = place,
+                .err = err,
+                .err_cap = err_cap,
+                .mat_base = s->mat_count};
   if (!ai->mRootNode || !ai->mNumMeshes) {
     msg(err, err_cap, "%s: the file has no meshes", path);
     goto out;
@@ -1122,18 +1130,13 @@ static int load_description(pt_host_scene *s, const char *path, char *err, size_
     msg(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    *slash = '\0';
-  else
-    strcpy(dir, ".");
-  parser p;
-  memset(&p, 0, sizeof p);
-  p.file = path;
-  p.err = err;
-  p.err_cap = err_cap;
+  char *dir = path_dir(path);
+  if (!dir) {
+    msg(err, err_cap, "%s: out of memory", path);
+    fclose(f);
+    return -1;
+  }
+  parser p = {.file = path, .err = err, .err_cap = err_cap};
   char line[4096];
   int rc = 0, objects = 0;
   while (rc == 0 && fgets(line, sizeof line, f)) {
@@ -1231,6 +1234,7 @@ static int load_description(pt_host_scene *s, const char *path, char *err, size_
     rc = -1;
   }
   fclose(f);
+  free(dir);
   if (rc == 0 && !objects) {
     msg(err, err_cap, "%s: the scene places nothing (no box, cornell or mesh line)", path);
     rc = -1;

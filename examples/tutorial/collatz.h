@@ -2,15 +2,10 @@
 /* Types shared by the host (main.c) and the kernels (collatz.kern.h). */
 #include "wavesched/pool_kernel.h"
 
-#define COLLATZ_FIELDS(X) X(uint32_t, value) X(uint32_t, steps)
-WS_FRAME(collatz_frame, COLLATZ_FIELDS) /* the frame: an item's state between two steps */
-/* Every kernel's arguments: the pool's device side, and where results go (uint32_t[N]). */
-typedef struct collatz_args {
-  ws_pool_view pool;
-  uint64_t result;
+typedef struct collatz_args { /* every kernel's arguments */
+  ws_pool_view pool;          /* the pool's device side */
+  uint64_t result;            /* where the results go: uint32_t[N] */
 } collatz_args;
-typedef struct collatz_record {
+typedef struct collatz_record { /* one auxiliary item */
   uint32_t id, steps;
-} collatz_record;           /* one auxiliary item */
-enum { EVEN = 1, ODD = 2 }; /* continuation indices; 0 is the entry */
-#define COLLATZ_CONTINUATIONS(X) X(EVEN, collatz_even, "even") X(ODD, collatz_odd, "odd")
+} collatz_record;

@@ -2,9 +2,12 @@
 /* The kernels: one C source for the CPU and CUDA backends (glsl/ has them for Vulkan). */
 #include "collatz.h"
 
+#define COLLATZ_FIELDS(X) X(uint32_t, value) X(uint32_t, steps)
+WS_FRAME(collatz_frame, COLLATZ_FIELDS) /* the frame: an item's state between two steps */
+enum { EVEN = 1, ODD = 2 };             /* continuation indices; 0 is the entry */
+
 /* A continuation runs one step of one item and returns where the item resumes. */
-WS_DEVICE static uint32_t collatz_entry(const ws_item *it, collatz_frame *f,
-                                        const collatz_args *a) {
+WS_DEVICE static uint32_t collatz_init(const ws_item *it, collatz_frame *f, const collatz_args *a) {
   (void)a;
   f->value = it->id + 2u; /* frames start zeroed */
   return f->value % 2u ? ODD : EVEN;
@@ -26,7 +29,8 @@ WS_DEVICE static uint32_t collatz_even(const ws_item *it, collatz_frame *f, cons
   r->steps = f->steps;
   return WS_TERMINATE;
 }
-WS_COROUTINE(collatz, collatz_frame, collatz_args, collatz_entry, COLLATZ_CONTINUATIONS)
+#define COLLATZ_CONTINUATIONS(X) X(EVEN, collatz_even, "even") X(ODD, collatz_odd, "odd")
+WS_COROUTINE(collatz, collatz_frame, collatz_args, collatz_init, COLLATZ_CONTINUATIONS)
 
 /* The auxiliary stage, over every pool slot: stores the waiting records, frees their slots. */
 WS_KERNEL(collatz_store, collatz_args, slot, a) {
@@ -36,8 +40,5 @@ WS_KERNEL(collatz_store, collatz_args, slot, a) {
   WS_PTR(uint32_t, a->result)[r->id] = r->steps;
   ws_pool_release(&a->pool, slot, 0);
 }
-/* The module: the table the host finds "collatz" and "collatz_store" in. */
-WS_MODULE_BEGIN(collatz)
-WS_MODULE_COROUTINE(collatz)
-WS_MODULE_KERNEL(collatz_store)
-WS_MODULE_END(collatz)
+/* The module: the table in which the host finds "collatz" and "collatz_store". */
+WS_MODULE(collatz, WS_MODULE_COROUTINE(collatz) WS_MODULE_KERNEL(collatz_store))

@@ -444,8 +444,8 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
  * decide shader wrote this iteration (launch.h ws_launch_plan, as kernel.h's
  * co_ws_dev_at / co_ws_dev_count do): the plan's count when it names this
  * continuation, every frame of the queue under the all-queues policy, none
- * otherwise; the grid is whatever the decide shader chose, so the frames are
- * strided over it. */
+ * otherwise; the decide shader sizes the indirect dispatch to one invocation
+ * per frame (base group 0, so the index is the plain global one). */
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_launch_plan_ref {
   uint action;
   uint src;
@@ -485,11 +485,16 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
         ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
     }                                                                                      \
   }                                                                                        \
+  /* one call of co_ws_run, outside any loop, in both modes: drivers       \
+   * inline it, so the shader stays the host-driven step plus a few loads   \
+   * (a second inlined copy of a large coroutine costs compile time) */     \
   void main() {                                                                            \
+    uint i, n, base = 0u, slot_base, first;                                                \
+    uint64_t slots;                                                                        \
     if (WS_LAUNCH.plan != 0ul) {                                                           \
       ws_launch_plan_ref pl = ws_launch_plan_ref(WS_LAUNCH.plan);                          \
       const uint src = WS_LAUNCH.src;                                                      \
-      uint n = 0u, base = 0u;                                                              \
+      n = 0u;                                                                              \
       if (pl.action == WS_PLAN_RESUME_ALL) {                                               \
         /* queue src's slots follow queues 1..src-1 in the sorted list */                  \
         n = src != 0u ? WS_PTR(uint32_t, WS_LAUNCH.counts)[src] : 0u;                      \
@@ -501,19 +506,20 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
         base = pl.slot_offset;                                                             \
       }                                                                                    \
       const bool listed = pl.action == WS_PLAN_RESUME_ALL || pl.use_slots != 0u;           \
-      const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;                         \
-      for (uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < n; \
-           i += stride)                                                                    \
-        co##_ws_run(listed ? WS_PTR(uint32_t, WS_LAUNCH.slots)[base + i] : pl.slot_base + i, \
-                    pl.first_id + i);                                                      \
-      return;                                                                              \
+      slots = listed ? WS_LAUNCH.slots : 0ul;                                              \
+      slot_base = pl.slot_base;                                                            \
+      first = pl.first_id;                                                                 \
+      i = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x;                  \
+    } else {                                                                               \
+      if (!ws_invocation_index(i))                                                         \
+        return;                                                                            \
+      n = WS_LAUNCH.count;                                                                 \
+      slots = WS_LAUNCH.slots;                                                             \
+      slot_base = WS_LAUNCH.slot_base;                                                     \
+      first = WS_LAUNCH.first_id;                                                          \
     }                                                                                      \
-    uint i;                                                                                \
-    if (!ws_invocation_index(i) || i >= WS_LAUNCH.count)                                   \
-      return;                                                                              \
-    const uint slot =                                                                      \
-        WS_LAUNCH.slots != 0ul ? WS_PTR(uint32_t, WS_LAUNCH.slots)[i] : WS_LAUNCH.slot_base + i; \
-    co##_ws_run(slot, WS_LAUNCH.first_id + i);                                             \
+    if (i < n)                                                                             \
+      co##_ws_run(slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i, first + i); \
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations

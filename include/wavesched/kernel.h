@@ -4,8 +4,8 @@
  *
  * A kernel source file (conventionally `*.kern.h`) is included by one C
  * translation unit and, when CUDA is built, by one .cu translation unit; the
- * macros below expand to an OpenMP loop in C and to a __global__ kernel plus a
- * stream launcher in CUDA (and HIP). Kernel code sees only this header:
+ * macros below expand to a loop over the CPU device's threads in C and to a
+ * __global__ kernel plus a stream launcher in CUDA (and HIP). Kernel code sees only this header:
  * WS_DEVICE functions, ws_atomic_* helpers, WS_PTR for device addresses.
  *
  *   WS_FRAME(my_frame, MY_FIELDS)       frame struct from an X-macro list
@@ -14,6 +14,7 @@
  *   WS_KERNEL(name, args_t, i, a) {..}  plain kernel body over index i
  *   WS_MODULE_BEGIN(m) WS_MODULE_COROUTINE(co) WS_MODULE_KERNEL(k)
  *   WS_MODULE_END(m)                    exported table `m_module_<backend>`
+ *   WS_MODULE(m, entries...)            the same in one line
  *
  * A continuation is `WS_DEVICE uint32_t fn(const ws_item *it, frame *f,
  * const args *a)` and returns the index (1..K) of the continuation to suspend
@@ -60,6 +61,12 @@
 #define WS_EXTERN_C
 #define WS_MODULE_SUFFIX_ _module_cpu
 #define WS_MODULE_BACKEND_ WS_BACKEND_CPU
+#endif
+
+#ifdef __cplusplus
+#define WS_ALIGNOF_(t) alignof(t)
+#else
+#define WS_ALIGNOF_(t) _Alignof(t)
 #endif
 
 /** What a continuation returns to end its item. */
@@ -205,13 +212,22 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #define WS_FRAME_DECL_(type, name) type name;
 #define WS_FRAME_COUNT_(type, name) +1
 #define WS_FRAME_BYTES_(type, name) +sizeof(type)
+#define WS_FRAME_FIELD_REC_(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)WS_ALIGNOF_(type)},
 /** Declares the frame struct `tname` from the X-macro list FIELDS (X(type,
- * name) per field) and its AoS/SoA load and store for the coroutine
- * wrappers; the host describes the same frame with WS_FRAME_DESC. */
+ * name) per field), its AoS/SoA load and store for the coroutine wrappers,
+ * and its description as compiled, which WS_COROUTINE records in the module
+ * (a host may describe the same frame itself with WS_FRAME_DESC). */
 #define WS_FRAME(tname, FIELDS)                                                         \
   typedef struct tname {                                                                \
     FIELDS(WS_FRAME_DECL_)                                                              \
   } tname;                                                                              \
+  static inline const ws_frame_desc *tname##_ws_frame_desc_(void) {                     \
+    static const ws_frame_field fields_[] = {FIELDS(WS_FRAME_FIELD_REC_)};              \
+    static const ws_frame_desc desc_ = {                                                \
+        (uint32_t)sizeof(tname), (uint32_t)WS_ALIGNOF_(tname),                          \
+        (uint32_t)(sizeof fields_ / sizeof fields_[0]), fields_};                       \
+    return &desc_;                                                                      \
+  }                                                                                     \
   enum {                                                                                \
     tname##_ws_field_count = 0 FIELDS(WS_FRAME_COUNT_),                                 \
     tname##_ws_field_bytes = 0 FIELDS(WS_FRAME_BYTES_)                                  \
@@ -251,6 +267,7 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     next_ = fn(&it_, f_, a_);                                                           \
     break;
 #define WS_CORO_COUNT_(idx, fn, name) +1
+#define WS_CORO_NAME_(idx, fn, name) name,
 
 /* Runs continuation `src` (0 = entry) for one frame. An index outside 1..K is
  * an invalid transition: the item terminates and the error word counts it.
@@ -428,6 +445,14 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     co##_ws_frame_fields = tframe##_ws_field_count,                                     \
     co##_ws_frame_field_bytes = tframe##_ws_field_bytes                                 \
   };                                                                                    \
+  /* What the module records for a host description that leaves it out. */  \
+  static inline void co##_ws_describe(ws_coroutine_desc *d_) {                          \
+    static const char *const names_[] = {CONTS(WS_CORO_NAME_)};                         \
+    d_->frame = tframe##_ws_frame_desc_();                                              \
+    d_->args_size = (uint32_t)sizeof(targs);                                            \
+    d_->continuation_count = (uint32_t)(sizeof names_ / sizeof names_[0]);              \
+    d_->continuation_names = names_;                                                    \
+  }                                                                                     \
   WS_CORO_LAUNCHERS_(co)                                                                \
   WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
 
@@ -776,10 +801,11 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
    (uint32_t)co##_ws_frame_fields,                                                      \
    (uint32_t)co##_ws_frame_field_bytes,                                                 \
    co##_ws_dev_launch,                                                                  \
-   co##_ws_tail_launch},
+   co##_ws_tail_launch,                                                                 \
+   co##_ws_describe},
 /** The module entry of plain kernel `k` (WS_KERNEL). */
 #define WS_MODULE_KERNEL(k)                                                             \
-  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 /** Ends module `m`'s table and defines `const ws_module m_module_cpu` (C) or
  * `m_module_cuda` (CUDA), which the generated `m_modules` set lists. */
 #define WS_MODULE_END(m)                                                                \
@@ -789,5 +815,8 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
   const ws_module WS_CAT_(m, WS_MODULE_SUFFIX_) = {                                     \
       #m, WS_MODULE_BACKEND_, m##_ws_entries_,                                          \
       (uint32_t)(sizeof m##_ws_entries_ / sizeof m##_ws_entries_[0])};
+/** Module `m` in one line: WS_MODULE(m, WS_MODULE_COROUTINE(co) WS_MODULE_KERNEL(k) ...)
+ * is WS_MODULE_BEGIN(m), the entries, WS_MODULE_END(m). */
+#define WS_MODULE(m, ...) WS_MODULE_BEGIN(m) __VA_ARGS__ WS_MODULE_END(m)
 
 #endif

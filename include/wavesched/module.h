@@ -22,7 +22,7 @@ extern "C" {
 
 /** A backend: where a device runs its kernels. */
 typedef enum ws_backend_kind {
-  WS_BACKEND_CPU = 0,    /**< OpenMP on the host; always built (the reference) */
+  WS_BACKEND_CPU = 0,    /**< the host's cores (the device's own threads); always built (the reference) */
   WS_BACKEND_CUDA = 1,   /**< an NVIDIA GPU through the CUDA runtime */
   WS_BACKEND_VULKAN = 2, /**< any Vulkan 1.2 device (compute queue) */
   WS_BACKEND_COUNT = 3   /**< the number of backends (not a backend) */
@@ -43,6 +43,23 @@ typedef int (*ws_launch_fn)(uint32_t n, const void *args, uint32_t block, void *
  * kernel runs, with a fixed grid (GPUs stride over the frames). */
 typedef int (*ws_dev_launch_fn)(uint32_t src, uint32_t grid, const void *args, uint32_t block,
                                 void *stream);
+
+/** One field of a frame, as the host sees it (WS_FRAME_DESC). */
+typedef struct ws_frame_field {
+  const char *name; /**< the field's name */
+  uint32_t size;    /**< sizeof its type */
+  uint32_t align;   /**< alignof its type */
+} ws_frame_field;
+
+/** A frame's layout for the host: the scheduler allocates and moves frames with it. */
+typedef struct ws_frame_desc {
+  uint32_t size;                /**< sizeof(frame struct) = AoS record size */
+  uint32_t align;               /**< alignof(frame struct) */
+  uint32_t field_count;         /**< number of fields (at most WS_MAX_FRAME_FIELDS) */
+  const ws_frame_field *fields; /**< declaration order, as WS_FRAME lists them */
+} ws_frame_desc;
+
+struct ws_coroutine_desc;
 
 /** One kernel or coroutine of a module, for one backend (WS_MODULE_BEGIN
  * and the GLSL build generate these tables). */
@@ -70,6 +87,11 @@ typedef struct ws_module_entry {
    * suspended frame in slots below the launch's scan bound, run from its
    * continuation to its end; NULL where the module has none (Vulkan). */
   ws_launch_fn launch_tail;
+  /** Coroutines (CPU/CUDA): writes the frame, argument size and continuations
+   * the kernels were compiled with (WS_COROUTINE) into *out, leaving its name
+   * and modules alone; ws_scheduler_create takes them from here when the
+   * host's description leaves them out. NULL where not recorded (Vulkan). */
+  void (*describe)(struct ws_coroutine_desc *out);
 } ws_module_entry;
 
 /** The kernels one source file defines, compiled for one backend
@@ -86,6 +108,22 @@ typedef struct ws_module {
 typedef struct ws_module_set {
   const ws_module *by_backend[WS_BACKEND_COUNT]; /**< indexed by ws_backend_kind */
 } ws_module_set;
+
+/** A coroutine, as ws_scheduler_create needs it. `name` and `modules` are
+ * required. The rest may be left zero (`{"name", &modules}`): the scheduler
+ * then takes the frame, the argument size and the continuations from the
+ * kernels as WS_COROUTINE compiled them (the device backend's module entry,
+ * or for Vulkan the CPU one, which every build has), so the host cannot
+ * disagree with them. Given explicitly (WS_FRAME_DESC,
+ * WS_CONTINUATION_NAMES), they must match what the kernels recorded. */
+typedef struct ws_coroutine_desc {
+  const char *name;                      /**< module entry name (WS_MODULE_COROUTINE) */
+  const ws_module_set *modules;          /**< where its kernels are */
+  const ws_frame_desc *frame;            /**< its frame (WS_FRAME_DESC); NULL: the kernels' */
+  uint32_t args_size;                    /**< bytes of the user argument struct */
+  uint32_t continuation_count;           /**< K */
+  const char *const *continuation_names; /**< [K]: continuation j is names[j-1] */
+} ws_coroutine_desc;
 
 #ifdef __cplusplus
 }

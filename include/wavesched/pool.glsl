@@ -5,14 +5,18 @@
  *
  * Storage (all device addresses in ws_pool_view):
  *   tokens[C]      0 = free, s + 1 = the item waits in stage s
- *   stack[C]       LIFO of free slots; stack[0 .. free-1] are free
- *   state[2 + S]   [0] free count (int32), [1] error count,
- *                  [2 + s] live count of stage s
- *   payload        C records of `stride` bytes, stable per slot
+ *   stack[C]       free-stack mode: LIFO of free slots, stack[0 .. free-1]
+ *                  are free; append mode: compaction scratch
+ *   state[3 + S]   [0] free count (int32), [1] error count,
+ *                  [2 + s] live count of stage s, [2 + S] the append extent
+ *   payload        C records of `stride` bytes, stable per slot between
+ *                  admission boundaries
  *
  * Invariant at every launch boundary: free + sum state[2+s] = C and each
  * stage count equals the number of tokens s + 1. Within one launch a pool
- * may be published to, or moved/released from, but not both.
+ * may be published to, or moved/released from, but not both. Append mode
+ * (v.mode == WS_POOL_APPEND): publications take the slot at the extent,
+ * releases leave holes below it (pool_kernel.h says more).
  *
  * C pool_kernel.h                        GLSL (this file)
  *   const ws_pool_view *v; v->x            ws_pool_view v; v.x
@@ -49,7 +53,7 @@ struct ws_pool_view {
   uint capacity;
   uint stage_count;
   uint stride;
-  uint reserved;
+  uint mode;
 };
 #define WS_SIZEOF_ws_pool_view 48u
 #define WS_ALIGNOF_ws_pool_view 8u
@@ -65,17 +69,19 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ws_pool_view
   layout(offset = 32) uint capacity;
   layout(offset = 36) uint stage_count;
   layout(offset = 40) uint stride;
-  layout(offset = 44) uint reserved;
+  layout(offset = 44) uint mode;
 };
 
 /* Reads a view stored in device memory at `addr` (8-byte aligned). */
 ws_pool_view ws_pool_view_load(uint64_t addr) {
   ws_pool_view_ref r = ws_pool_view_ref(addr);
   return ws_pool_view(r.tokens, r.stack, r.state, r.payload, r.capacity, r.stage_count, r.stride,
-                      r.reserved);
+                      r.mode);
 }
 
 #define WS_POOL_NONE 0xffffffffu
+#define WS_POOL_STACK 0u
+#define WS_POOL_APPEND 1u
 
 /* Address of the payload record of `slot`. */
 uint64_t ws_pool_payload(ws_pool_view v, uint slot) {
@@ -89,8 +95,9 @@ bool ws_pool_in_stage(ws_pool_view v, uint slot, uint stage) {
 }
 
 /* Takes a free slot for a new item in `stage`; WS_POOL_NONE (and an error
- * counted) when the pool is full, which admission makes impossible for a
- * producer that keeps its declared bound. Write the payload after. */
+ * counted) when the pool is full — in append mode also when the extent
+ * reached C — which admission makes impossible for a producer that keeps
+ * its declared bound. Write the payload after. */
 uint ws_pool_publish(ws_pool_view v, uint stage) {
   const int old = ws_atomic_add_i32_agg(v.state, -1);
   if (old <= 0) {
@@ -98,7 +105,17 @@ uint ws_pool_publish(ws_pool_view v, uint stage) {
     ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 1u), 1u);
     return WS_POOL_NONE;
   }
-  const uint slot = WS_PTR(uint32_t, v.stack)[old - 1];
+  uint slot;
+  if (v.mode == WS_POOL_APPEND) {
+    slot = ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + v.stage_count), 1u);
+    if (slot >= v.capacity) {
+      ws_atomic_add_i32(v.state, 1);
+      ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 1u), 1u);
+      return WS_POOL_NONE;
+    }
+  } else {
+    slot = WS_PTR(uint32_t, v.stack)[old - 1];
+  }
   WS_PTR(uint32_t, v.tokens)[slot] = stage + 1u;
   ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + stage), 1u);
   return slot;
@@ -114,7 +131,8 @@ void ws_pool_move(ws_pool_view v, uint slot, uint from, uint to) {
   }
 }
 
-/* Terminates the item in `slot` (stage `from`) and frees the slot. */
+/* Terminates the item in `slot` (stage `from`) and frees the slot (append
+ * mode: leaves a hole below the extent). */
 void ws_pool_release(ws_pool_view v, uint slot, uint from) {
   WS_PTR(uint32_t, v.tokens)[slot] = 0u;
   ws_atomic_add_u32_agg(WS_ADDR(uint32_t, v.state, 2u + from), 0xffffffffu);
@@ -123,7 +141,8 @@ void ws_pool_release(ws_pool_view v, uint slot, uint from) {
     ws_atomic_add_u32(WS_ADDR(uint32_t, v.state, 1u), 1u);
     return;
   }
-  WS_PTR(uint32_t, v.stack)[pos] = slot;
+  if (v.mode != WS_POOL_APPEND)
+    WS_PTR(uint32_t, v.stack)[pos] = slot;
 }
 
 #endif

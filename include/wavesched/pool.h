@@ -11,7 +11,19 @@
  *
  * Host counts: host_count() is C minus the free count the allocator reports,
  * stage_host_count(s) the stage counts the kernels maintain; the scheduler
- * checks that they agree (stage sum), so a lost update is reported. */
+ * checks that they agree (stage sum), so a lost update is reported.
+ *
+ * Allocation (ws_pool_set_allocation): WS_POOL_STACK (the default) takes
+ * any free slot from a free stack, so all C - L free slots can be written;
+ * WS_POOL_APPEND publishes at an extent and leaves holes where items are
+ * released (Cycles' shadow queue). An append pool tells the scheduler what
+ * it can write (available_slots = C - extent, issue 18) and prepares its
+ * storage before admission with Cycles' rule: the extent is reset when
+ * nothing is live, and the live items are compacted to [0, L) when the
+ * extent is at least 32 and at least 2 L. With stage kernels
+ * (ws_pool_set_stage_kernels) the pool also describes its append storage to
+ * the device loop (ws_aux_device.extent), which applies the same rule on the
+ * device: same decisions and statistics in both loops. */
 #ifndef WAVESCHED_POOL_H
 #define WAVESCHED_POOL_H
 
@@ -48,6 +60,16 @@ typedef struct ws_pool_counters {
   uint64_t executed;   /**< sum of the stage counts observed at them */
 } ws_pool_counters;
 
+/** What an append pool did to its storage in the current (or last) dispatch. */
+typedef struct ws_pool_storage {
+  uint32_t extent;      /**< the append extent now (after a dispatch: at its last
+                           boundary, after any reclaim or compaction there; 0 for a
+                           free-stack pool) */
+  uint32_t peak_extent; /**< the largest extent observed in the dispatch */
+  uint64_t reclaims;    /**< extents reset because nothing was live */
+  uint64_t compactions; /**< compactions of the live items into [0, L) */
+} ws_pool_storage;
+
 /** Creates a pool on `dev` (device memory for C slots) into *out, NULL on
  * failure: WS_EINVAL (a NULL argument, name or stage_names),
  * WS_EAUX_CAPACITY (C = 0), WS_EAUX_STAGES (S = 0), WS_ENOMEM, WS_EDEVMEM.
@@ -55,6 +77,14 @@ typedef struct ws_pool_counters {
 ws_status ws_pool_create(ws_device *dev, const ws_pool_config *config, ws_pool **out);
 /** Frees the pool; destroy the scheduler it is registered with first. NULL is ignored. */
 void ws_pool_destroy(ws_pool *pool);
+/** Chooses the pool's allocation: WS_POOL_STACK (what ws_pool_create
+ * makes) or WS_POOL_APPEND (issue 18: publish at an extent, holes left by
+ * releases, Cycles' reclaim and compaction before admission). The view
+ * carries the mode and the work carries the storage calls, so call it right
+ * after ws_pool_create, before ws_pool_get_view and ws_pool_work: afterwards,
+ * or with a value other than the two, WS_EINVAL. An append pool allocates C
+ * more words (its compaction's scratch): WS_EDEVMEM / WS_ENOMEM as creation. */
+ws_status ws_pool_set_allocation(ws_pool *pool, uint32_t allocation);
 /** Describes the stages as kernels: stage s is one launch of kernels[s]
  * (argument blocks copied; an argument block usually holds the pool's view,
  * hence a call after creation). Then the pool's work can run in the device
@@ -72,6 +102,10 @@ uint32_t ws_pool_live(const ws_pool *pool);
 uint32_t ws_pool_errors(const ws_pool *pool);
 /** The pool's own counters of `stage` into *out; WS_EINVAL when out of range. */
 ws_status ws_pool_stage_counters(const ws_pool *pool, uint32_t stage, ws_pool_counters *out);
+/** What the pool did to its append storage in the host loop or the device
+ * loop (all zero for a free-stack pool) into *out; WS_EINVAL for a NULL
+ * argument. Reads the device (synchronous) for an append pool. */
+ws_status ws_pool_storage_stats(const ws_pool *pool, ws_pool_storage *out);
 /** The message of the pool's last error ("" if none). */
 const char *ws_pool_last_error(const ws_pool *pool);
 

@@ -185,21 +185,6 @@ ws_status ws_kernel_launch(const ws_kernel *k, uint32_t n, const void *args, siz
 /* ======================================================================
  * Coroutines
  * ====================================================================== */
-/** One field of a frame, as the host sees it (WS_FRAME_DESC). */
-typedef struct ws_frame_field {
-  const char *name; /**< the field's name */
-  uint32_t size;    /**< sizeof its type */
-  uint32_t align;   /**< alignof its type */
-} ws_frame_field;
-
-/** A frame's layout for the host: the scheduler allocates and moves frames with it. */
-typedef struct ws_frame_desc {
-  uint32_t size;                /**< sizeof(frame struct) = AoS record size */
-  uint32_t align;               /**< alignof(frame struct) */
-  uint32_t field_count;         /**< number of fields (at most WS_MAX_FRAME_FIELDS) */
-  const ws_frame_field *fields; /**< declaration order, as WS_FRAME lists them */
-} ws_frame_desc;
-
 #define WS_FRAME_FIELD_DESC_(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)_Alignof(type)},
 /** Host-side description of a frame declared with WS_FRAME(tname, FIELDS):
  * defines `static const ws_frame_desc tname_ws_desc`. */
@@ -208,16 +193,6 @@ typedef struct ws_frame_desc {
   static const ws_frame_desc tname##_ws_desc = {                                        \
       (uint32_t)sizeof(tname), (uint32_t)_Alignof(tname),                               \
       (uint32_t)(sizeof tname##_ws_fields_ / sizeof tname##_ws_fields_[0]), tname##_ws_fields_};
-
-/** A coroutine, as ws_scheduler_create needs it. */
-typedef struct ws_coroutine_desc {
-  const char *name;                      /**< module entry name (WS_MODULE_COROUTINE) */
-  const ws_module_set *modules;          /**< where its kernels are */
-  const ws_frame_desc *frame;            /**< its frame (WS_FRAME_DESC) */
-  uint32_t args_size;                    /**< bytes of the user argument struct */
-  uint32_t continuation_count;           /**< K */
-  const char *const *continuation_names; /**< [K]: continuation j is names[j-1] */
-} ws_coroutine_desc;
 
 #define WS_CONT_NAME_(idx, fn, name) name,
 /** Host-side names array `var` in index order, from the same CONTS list
@@ -257,6 +232,24 @@ typedef struct ws_aux_device {
   uint64_t counters;     /**< 0, or uint64[2 S]: the loop adds each stage's dispatches
                             and executed counts there (the client's own view) */
   const ws_aux_stage_kernel *stages; /**< [S] */
+  /** (optional, issue 18) append-allocated storage: 0 = none. With it the
+   * device loop does itself what prepare_for_admission / available_slots do
+   * in the host loop, by ws_pool's append rule (docs/protocol.md): before
+   * admission of a producer of the work, the extent is reset when nothing
+   * is live, or the live items below it are compacted into [0, L) (tokens,
+   * ids and payload records move; extent = L) when it is at least 32 and at
+   * least 2 L; admission then also needs n*b <= C - extent. A work with
+   * such a description promises that its host calls follow the same rule
+   * (ws_pool's append mode fills these). */
+  uint64_t extent;           /**< device address of the uint32 append extent */
+  uint64_t storage_counters; /**< 0, or uint64[3]: the loop adds reclaims and
+                                compactions and keeps the peak extent there */
+  uint64_t tokens;           /**< uint32[C]: 0 = free or a hole, else stage + 1 */
+  uint64_t ids;              /**< uint32[C]: scratch moved with the items */
+  uint64_t scratch;          /**< uint32[C]: the compaction's lists */
+  uint64_t payload;          /**< C records of payload_stride bytes */
+  uint32_t payload_stride;   /**< bytes per record, > 0 */
+  uint32_t reserved2;        /**< 0 */
 } ws_aux_device;
 
 /** Auxiliary work: one capacity owner. Required: name, capacity, producers, reset,
@@ -311,8 +304,10 @@ typedef struct ws_aux_work {
   /** (optional) default: none, the work runs in the host loop only. With a
    * device description, and none of admission_stage, prepare_for_producer,
    * prepare_for_admission and available_slots (host calls a device loop
-   * cannot make), the work can run in the device loop; the host loop still
-   * uses the calls above. Copied at registration. */
+   * cannot make) — the last two are allowed when the description has its
+   * append storage (ws_aux_device.extent), which the device loop prepares
+   * itself — the work can run in the device loop; the host loop still uses
+   * the calls above. Copied at registration. */
   const ws_aux_device *device;
 } ws_aux_work;
 
@@ -412,7 +407,8 @@ ws_scheduler_config ws_scheduler_config_default(void);
 
 /** Creates a scheduler for `coroutine` on `dev` (config NULL: the defaults)
  * into *out; the configuration is checked here (WS_ECONFIG_*), and a failure
- * leaves *out NULL. */
+ * leaves *out NULL and its message on the device (ws_device_last_error) and
+ * its log. */
 ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *coroutine,
                               const ws_scheduler_config *config, ws_scheduler **out);
 /** Frees the scheduler and its device memory; NULL is ignored. */

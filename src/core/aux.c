@@ -134,12 +134,20 @@ static const char *host_only_reason(ws_scheduler *s, const ws_aux_work *w, uint3
              "argument block is not the kernel's";
     }
   }
+  if (dv->extent && (!dv->tokens || !dv->ids || !dv->scratch || !dv->payload ||
+                     !dv->payload_stride)) {
+    *bad = true;
+    return "its device description has an append extent but lacks the tokens, ids, scratch or "
+           "payload of the storage, or its payload stride";
+  }
   if (w->admission_stage)
     return "admission_stage() is a host call (the device loop drains the first non-empty stage)";
   if (w->prepare_for_producer)
     return "prepare_for_producer() is a host call";
-  if (w->prepare_for_admission || w->available_slots)
-    return "prepare_for_admission() / available_slots() are host calls";
+  if ((w->prepare_for_admission || w->available_slots) && !dv->extent)
+    return "prepare_for_admission() / available_slots() are host calls, and its device "
+           "description has no append storage (ws_aux_device.extent) for the device loop to "
+           "prepare itself";
   return NULL;
 }
 

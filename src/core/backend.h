@@ -60,6 +60,18 @@ typedef struct ws_loop_stage {
   unsigned char args[WS_MAX_KERNEL_ARGS];
 } ws_loop_stage;
 
+/* One append-allocated auxiliary storage of a device loop (issue 18): after
+ * each decision, the loop compacts it over the decision's [*live, *scan)
+ * (queue_compact semantics: the items of [live, scan) move into the holes of
+ * [0, live) with their token, id and payload; nothing when live == scan).
+ * `q` holds the storage's tokens, ids, scratch, payload (AoS, frame_size =
+ * the record stride) and capacity; live and scan are the device addresses
+ * of the work's ws_dec_work.compact_live / compact_scan in the state. */
+typedef struct ws_loop_storage {
+  ws_queue_args q;
+  uint64_t live, scan;
+} ws_loop_storage;
+
 /* Everything a backend needs to build the device loop of one scheduler
  * (docs/loop.md, "The device loop"). Built once, when the first dispatch
  * closes registration; what changes between dispatches lives in the loop
@@ -68,6 +80,7 @@ typedef struct ws_loop_stage {
  *   verification: queue_count into `recount` over [0, state.high);
  *   the decision (decide.h: ws_dec_observe_works, ws_dec_decide,
  *     ws_dec_loop_next) on the state;
+ *   every append storage's compaction (ws_loop_storage), in order;
  *   the plan: REFILL = [compaction of plan.compact_live/compact_scan]
  *     [gather of plan.gather_token over plan.gather_scan] entry launch
  *     [publish]; RESUME j = [gather] continuation j [publish];
@@ -87,6 +100,10 @@ typedef struct ws_loop_desc {
   uint32_t K, R, block;
   const ws_loop_stage *stages;  /* [stage_count], in statistics order */
   uint32_t stage_count;
+  const ws_loop_storage *storage; /* [storage_count]: the append storages; a backend
+                                     whose loop cannot compact them must refuse a
+                                     storage_count > 0 in loop_create */
+  uint32_t storage_count;
   uint32_t interval;            /* observe_interval: iterations per loop_run, 0 = until done
                                    (what state.interval holds; backends that record a fixed
                                    number of iterations size their recording by it) */
@@ -110,7 +127,8 @@ typedef struct ws_backend_ops {
   const char *name;
   void (*destroy)(ws_device *dev);
 
-  /* device memory */
+  /* device memory: addresses aligned to at least 16 bytes (frames and
+   * argument blocks hold any field type), ranges disjoint */
   ws_status (*buffer_alloc)(ws_device *dev, size_t size, uint64_t *addr, void **handle);
   void (*buffer_free)(ws_device *dev, void *handle);
   /* host memory the stream can copy into */

@@ -16,7 +16,9 @@
  *                    (verification, I3, protocol violations), peaks;
  *   ws_dec_select    §2.2 steps 3-4: done, iteration limit, largest queue;
  *                    whether admission will be evaluated (the host loop then
- *                    asks clients that declare availability, issue 18);
+ *                    asks clients that declare availability, issue 18; the
+ *                    device loops prepare append storage themselves,
+ *                    ws_dec_prepare_storage);
  *   ws_dec_admit     §3.4 B-D and §2.2 steps 5-7: the plan (a stage, a
  *                    refill, a resume, or the tail) — the host loop may then replace a
  *                    forced drain's stage by the client's admission_stage()
@@ -93,7 +95,9 @@ enum ws_dec_err_kind {
   WS_DERR_AVAIL = 15,         /* work; a = available slots, b = C - L */
   WS_DERR_AVAIL_EMPTY = 16,   /* work; a = available slots, b = C (L == 0) */
   WS_DERR_SCAN = 17,          /* queue; a = frames its count promised, b = frames the launch found */
-  WS_DERR_TAIL_LIMIT = 18     /* a = items stopped, b = the per-item limit, c = items in the tail */
+  WS_DERR_TAIL_LIMIT = 18,    /* a = items stopped, b = the per-item limit, c = items in the tail */
+  WS_DERR_EXTENT = 19         /* work; a = append extent, b = live, c = capacity (extent
+                                 outside [L, C]) */
 };
 
 /* ws_status values the record carries (status.h; repeated here so that the
@@ -172,7 +176,16 @@ typedef struct ws_dec_work {
   uint32_t avail;
   uint32_t has_avail;
   uint64_t counters; /* device loop: uint64_t[2 S] the client's own stage counters, 0 = none */
-} ws_dec_work; /* 112 bytes */
+  /* device loop, append storage (ws_aux_device.extent; 0 in the host loop,
+   * whose client calls do this): the extent word, the client's storage
+   * counters (reclaims, compactions, peak extent; 0 = none), and the
+   * compaction this iteration's decision asks for, [compact_live,
+   * compact_scan) into the holes below compact_live (equal: none) */
+  uint64_t src_extent;
+  uint64_t storage_counters;
+  uint32_t compact_live;
+  uint32_t compact_scan;
+} ws_dec_work; /* 136 bytes */
 
 /* The loop state of one dispatch. */
 typedef struct ws_dstate {
@@ -235,7 +248,7 @@ _Static_assert(WS_ACT_NONE == WS_PLAN_NONE && WS_ACT_REFILL == WS_PLAN_REFILL &&
                "launch.h repeats the plan actions");
 _Static_assert(sizeof(ws_dec_err) == 64, "decide.glsl: ws_dec_err is 64 bytes");
 _Static_assert(sizeof(ws_dec_plan) == 64, "decide.glsl: ws_dec_plan is 64 bytes");
-_Static_assert(sizeof(ws_dec_work) == 112, "decide.glsl: ws_dec_work is 112 bytes");
+_Static_assert(sizeof(ws_dec_work) == 136, "decide.glsl: ws_dec_work is 136 bytes");
 _Static_assert(sizeof(ws_dstate) == 384, "decide.glsl: ws_dstate is 384 bytes");
 
 #endif
@@ -434,6 +447,57 @@ WS_DEC void ws_dec_select(ws_dstate *d) {
   d->admit = n;
   /* SPEC §3.4 B: only when the main queue would win the competition */
   d->evaluate = d->aux_count != 0 && n != 0 && d->best_count <= n;
+}
+
+/* ---- phase 1b (device loops): append storage before admission (issue 18) ---- */
+
+/* What the host loop's prepare_for_admission / available_slots calls do for
+ * an append pool (pool.c), for every work described with append storage
+ * that the selected continuation produces into, in registration order:
+ * with nothing live the extent goes back to 0; with an extent of at least
+ * 32 and at least 2 L the live items are to be compacted into [0, L)
+ * (compact_live/compact_scan: the backend's loop moves them after this
+ * decision, before the plan's launch) and the extent becomes L. The extent
+ * word is written here: only the plan's launches publish, after the move. */
+#define WS_DEC_COMPACT_MIN_EXTENT 32u
+
+WS_DEC void ws_dec_prepare_storage(ws_dstate *d) {
+  for (uint32_t i = 0; i < d->aux_count; ++i) {
+    ws_dec_work *w = ws_dec_work_at(d, i);
+    w->compact_live = 0;
+    w->compact_scan = 0;
+    if (w->src_extent)
+      w->has_avail = 0;
+  }
+  if (d->status != WS_DEC_RUNNING || !d->evaluate)
+    return;
+  for (uint32_t i = 0; i < d->aux_count; ++i) {
+    ws_dec_work *w = ws_dec_work_at(d, i);
+    if (!w->src_extent || ws_dec_u32(w->bound)[d->sel] == 0)
+      continue;
+    uint32_t *word = ws_dec_u32(w->src_extent);
+    uint32_t e = *word;
+    const uint32_t L = w->live;
+    if (e > w->capacity || L > e) {
+      ws_dec_fail(d, WS_DEC_S_EPROTO_CLIENT, WS_DERR_EXTENT, i, 0, d->sel, e, L, w->capacity, 0);
+      return;
+    }
+    uint64_t *sc = w->storage_counters ? ws_dec_u64(w->storage_counters) : 0;
+    if (L == 0) {
+      if (e != 0 && sc)
+        sc[0] += 1;
+      e = 0;
+    } else if (e >= WS_DEC_COMPACT_MIN_EXTENT && e >= 2ull * L) {
+      w->compact_live = L;
+      w->compact_scan = e;
+      if (sc)
+        sc[1] += 1;
+      e = L;
+    }
+    *word = e;
+    w->avail = w->capacity - e;
+    w->has_avail = 1;
+  }
 }
 
 /* ---- phase 2: admission, drain, competition, refill or resume ---- */
@@ -706,6 +770,7 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
 WS_DEC void ws_dec_decide(ws_dstate *d) {
   ws_dec_observe(d);
   ws_dec_select(d);
+  ws_dec_prepare_storage(d);
   ws_dec_admit(d);
   ws_dec_commit(d);
 }
@@ -740,6 +805,13 @@ WS_DEC void ws_dec_observe_works(ws_dstate *d) {
     uint32_t *q = ws_dec_u32(w->q);
     for (uint32_t s = 0; s < w->stage_count; ++s)
       q[s] = src[s];
+    if (w->src_extent && w->storage_counters) {
+      /* the peak extent, as the host pool observes it at every boundary */
+      uint64_t *sc = ws_dec_u64(w->storage_counters);
+      const uint32_t e = *ws_dec_u32(w->src_extent);
+      if (e > sc[2])
+        sc[2] = e;
+    }
   }
 }
 

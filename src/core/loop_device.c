@@ -16,6 +16,7 @@
  *   [node statistics: uint64_t[3 (K + 1)]][auxiliary statistics: uint64_t[3 n]]
  *   [alignment list: uint32_t[K + 1]]
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -30,6 +31,8 @@ struct ws_dloop {
   size_t off_works, off_node, off_aux, off_align;
   size_t *off_bound, *off_q; /* [W] */
   ws_loop_stage *stages;     /* [aux_stats_count]: every work's stage kernels */
+  ws_loop_storage *storage;  /* [W]: the append storages, storage_count of them */
+  uint32_t storage_count;
 };
 
 static size_t align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
@@ -56,6 +59,7 @@ void ws_loop_device_release(ws_scheduler *s) {
   ws_free(l->off_bound);
   ws_free(l->off_q);
   ws_free(l->stages);
+  ws_free(l->storage);
   ws_free(l);
   s->dloop = NULL;
 }
@@ -72,7 +76,11 @@ static ws_status build(ws_scheduler *s) {
   l->off_bound = ws_calloc(W ? W : 1, sizeof *l->off_bound);
   l->off_q = ws_calloc(W ? W : 1, sizeof *l->off_q);
   l->stages = ws_calloc(s->aux_stats_count ? s->aux_stats_count : 1, sizeof *l->stages);
-  if (!l->off_bound || !l->off_q || !l->stages)
+  uint32_t appends = 0;
+  for (uint32_t i = 0; i < W; ++i)
+    appends += s->aux[i].device.extent != 0;
+  l->storage = appends ? ws_calloc(appends, sizeof *l->storage) : NULL;
+  if (!l->off_bound || !l->off_q || !l->stages || (appends && !l->storage))
     return ws_sched_fail(s, WS_ENOMEM, "device loop: out of host memory");
   size_t off = align8(sizeof(ws_dstate));
   l->off_works = off;
@@ -148,6 +156,25 @@ static ws_status build(ws_scheduler *s) {
   desc.stages = l->stages;
   desc.stage_count = s->aux_stats_count;
   desc.interval = probe.interval;
+  /* append storages (issue 18): compacted over the decision's range */
+  for (uint32_t i = 0; i < W; ++i) {
+    const ws_aux_device *dv = &s->aux[i].device;
+    if (!dv->extent)
+      continue;
+    ws_loop_storage *sg = &l->storage[l->storage_count++];
+    sg->q.tokens = dv->tokens;
+    sg->q.ids = dv->ids;
+    sg->q.scratch = dv->scratch;
+    sg->q.frames = dv->payload;
+    sg->q.frame_size = dv->payload_stride;
+    sg->q.layout = WS_LAYOUT_AOS;
+    sg->q.capacity = s->aux[i].w.capacity;
+    const uint64_t wrec = base + l->off_works + (uint64_t)i * sizeof(ws_dec_work);
+    sg->live = wrec + offsetof(ws_dec_work, compact_live);
+    sg->scan = wrec + offsetof(ws_dec_work, compact_scan);
+  }
+  desc.storage = l->storage;
+  desc.storage_count = l->storage_count;
   if ((st = s->dev->ops->loop_create(s->dev, &desc, &l->backend)) != WS_OK)
     return ws_sched_fail(s, st, "device loop: the backend could not build it: %s",
                          ws_device_last_error(s->dev));
@@ -185,6 +212,8 @@ static void fill_image(ws_scheduler *s, uint32_t N) {
     w->src_stages = a->device.stage_counts;
     w->src_error = a->device.error;
     w->counters = a->device.counters;
+    w->src_extent = a->device.extent;
+    w->storage_counters = a->device.extent ? a->device.storage_counters : 0u;
     memcpy(l->image + l->off_bound[i], a->bound, ((size_t)s->K + 1) * 4);
   }
 }

@@ -107,7 +107,8 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e) {
       return ws_sched_fail(s, st, "%s", s->obs_msg);
     return ws_sched_fail(s, st,
                          "iteration %" PRIu64 ": auxiliary work '%s': its device words report %" PRIu64
-                         " error(s): a producer exceeded its bound or an item was released twice",
+                         " error(s): a producer exceeded its bound or published past its append "
+                         "extent, or an item was released twice",
                          it, w, e->a);
   case WS_DERR_AVAIL:
     return ws_sched_fail(s, st,
@@ -120,6 +121,12 @@ ws_status ws_loop_error(ws_scheduler *s, const ws_dec_err *e) {
                          " of its %" PRIu64 " slots are available after prepare_for_admission(): "
                          "an empty work must reclaim its whole capacity",
                          it, w, e->a, e->b);
+  case WS_DERR_EXTENT:
+    return ws_sched_fail(s, st,
+                         "iteration %" PRIu64 ": auxiliary work '%s': append extent %" PRIu64
+                         " is not within [live count %" PRIu64 ", capacity %" PRIu64
+                         "]: a publication past the extent or a lost release",
+                         it, w, e->a, e->b, e->c);
   case WS_DERR_SCAN:
     return ws_sched_fail(s, st,
                          "iteration %" PRIu64 ": queue '%s' (%u): its count promised %" PRIu64

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* wavesched — the library's multi-stage slot pool (pool.h). Host side only:
  * reset writes the free stack once per dispatch; the per-iteration path is
- * one enqueued readback of 2 + S words. */
+ * one enqueued readback of 3 + S words (free count, errors, stage counts,
+ * append extent). An append pool's storage work — reclaiming an empty
+ * extent, compacting the live items below it — is enqueued at admission
+ * boundaries only (prepare_for_admission), in stream order, through the
+ * backend's frame compaction (the items are "frames" of one AoS field, the
+ * payload record; their tokens are the stage tokens, which move with them). */
 #include "wavesched/pool.h"
 
 #include <inttypes.h>
@@ -18,6 +23,11 @@
  * on the host at once. 64 Ki words = 256 KiB per write. */
 #define WS_POOL_CHUNK_WORDS 65536u
 
+/* Cycles' compaction rule (issue 18): compact only when the extent is at
+ * least this large and at least twice the live count; below it a forced
+ * drain is cheaper than moving items. */
+#define WS_POOL_COMPACT_MIN_EXTENT 32u
+
 struct ws_pool {
   ws_device *dev;
   ws_pool_config cfg;
@@ -25,9 +35,20 @@ struct ws_pool {
   ws_aux_device device;             /* with stage kernels: the device loop's view */
   ws_aux_stage_kernel *stage_kernels; /* [S], argument blocks in stage_args */
   unsigned char (*stage_args)[WS_MAX_KERNEL_ARGS];
-  ws_buffer *device_counters;       /* uint64_t[2 S]: the device loop's dispatches, executed */
+  ws_buffer *device_counters;       /* uint64_t[2 S + 3]: the device loop's dispatches and
+                                       executed per stage, then its append storage work:
+                                       reclaims, compactions, peak extent */
   ws_buffer *tokens, *stack, *state, *payload;
+  ws_buffer *scratch; /* append mode: uint32_t[C], the compaction's hole/mover lists */
   ws_readback *rb;
+  /* append mode: the extent at this boundary (the observed one, lowered by
+   * a reclaim or compaction in prepare_for_admission) and what was done */
+  ws_pool_storage storage;
+  uint32_t allocation; /* WS_POOL_STACK or WS_POOL_APPEND (ws_pool_set_allocation) */
+  /* the view or the work was handed out: the allocation is fixed, since
+   * both carry it (a view by value, a work copied at registration) */
+  bool handed_out;
+  bool was_reset; /* a dispatch reset the device words: they mean something */
   uint32_t *chunk; /* [min(C, WS_POOL_CHUNK_WORDS)]: staging for the free stack */
   ws_pool_counters *counters;
   char error[512];
@@ -50,6 +71,33 @@ static ws_status write_free_stack(ws_pool *p) {
 
 static const uint32_t *observed(const ws_pool *p) { return ws_readback_data(p->rb); }
 
+/* Words of the state buffer and of its readback: free count, error count,
+ * S stage counts, the append extent. */
+static size_t state_words(const ws_pool *p) { return 3u + (size_t)p->cfg.stage_count; }
+
+static bool append_mode(const ws_pool *p) { return p->allocation == WS_POOL_APPEND; }
+
+/* uint32 words of device_counters: 2 S uint64 stage counters, 3 storage ones */
+static size_t device_counter_words(const ws_pool *p) {
+  return 4u * (size_t)p->cfg.stage_count + 6u;
+}
+
+/* The device loop's view of the append storage (ws_aux_device.extent...):
+ * it then prepares the storage before admission itself, by the rule of
+ * pool_prepare_for_admission. Cleared for a free-stack pool. */
+static void describe_storage(ws_pool *p) {
+  ws_aux_device *dv = &p->device;
+  const uint32_t S = p->cfg.stage_count;
+  const bool on = append_mode(p) && p->device_counters;
+  dv->extent = on ? ws_buffer_address(p->state) + 4u * (2u + (uint64_t)S) : 0u;
+  dv->storage_counters = on ? ws_buffer_address(p->device_counters) + 16u * (uint64_t)S : 0u;
+  dv->tokens = on ? ws_buffer_address(p->tokens) : 0u;
+  dv->ids = on ? ws_buffer_address(p->stack) : 0u;
+  dv->scratch = on ? ws_buffer_address(p->scratch) : 0u;
+  dv->payload = on ? ws_buffer_address(p->payload) : 0u;
+  dv->payload_stride = on ? (p->cfg.payload_stride ? p->cfg.payload_stride : 4u) : 0u;
+}
+
 /* The message goes on the pool and on the device, where the scheduler's
  * report of a failed client call picks it up. */
 static ws_status pool_fail(ws_pool *p, ws_status st, const char *what) {
@@ -61,36 +109,118 @@ static ws_status pool_reset(void *user) {
   ws_pool *p = user;
   const uint32_t C = p->cfg.capacity, S = p->cfg.stage_count;
   ws_status st;
+  /* append mode: the stack is the compaction's id array, whose values
+   * mean nothing but are defined */
   if ((st = ws_buffer_fill_u32(p->tokens, 0, 0, C)) != WS_OK ||
-      (st = ws_buffer_fill_u32(p->state, 0, 0, 2 + S)) != WS_OK ||
+      (st = ws_buffer_fill_u32(p->state, 0, 0, state_words(p))) != WS_OK ||
       (st = ws_buffer_fill_u32(p->state, 0, C, 1)) != WS_OK ||
-      (st = write_free_stack(p)) != WS_OK ||
+      (st = append_mode(p) ? ws_buffer_fill_u32(p->stack, 0, 0, C) : write_free_stack(p)) !=
+          WS_OK ||
       (p->device_counters &&
-       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S)) != WS_OK)) {
+       (st = ws_buffer_fill_u32(p->device_counters, 0, 0, device_counter_words(p))) != WS_OK)) {
     char why[256];
     snprintf(why, sizeof why, "reset failed: %s", ws_device_last_error(p->dev));
     return pool_fail(p, st, why);
   }
   memset(p->counters, 0, S * sizeof *p->counters);
+  memset(&p->storage, 0, sizeof p->storage);
+  p->was_reset = true;
   return WS_OK;
 }
 
 static ws_status pool_enqueue_readback(void *user) {
   ws_pool *p = user;
-  return ws_readback_enqueue(p->rb, 0, p->state, 0, (2 + (size_t)p->cfg.stage_count) * 4);
+  return ws_readback_enqueue(p->rb, 0, p->state, 0, state_words(p) * 4);
 }
 
-static ws_status pool_host_count(void *user, uint32_t *count) {
-  ws_pool *p = user;
+/* The live count of the last boundary, checked: no kernel counted an error. */
+static ws_status observed_live(ws_pool *p, uint32_t *count) {
   const uint32_t *h = observed(p);
   if (h[1] != 0) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "%u publish/release error(s): a producer exceeded its bound or "
-             "an item was released twice", h[1]);
+    char msg[200];
+    snprintf(msg, sizeof msg, "%u publish/release error(s): a producer exceeded its bound, "
+             "published past the append extent, or an item was released twice", h[1]);
     return pool_fail(p, WS_EPROTO_CLIENT, msg);
   }
   int32_t free_count = (int32_t)h[0];
   *count = free_count < 0 ? p->cfg.capacity : p->cfg.capacity - (uint32_t)free_count;
+  return WS_OK;
+}
+
+/* The scheduler's observation: every boundary starts the append storage
+ * view afresh from the readback. */
+static ws_status pool_host_count(void *user, uint32_t *count) {
+  ws_pool *p = user;
+  ws_status st = observed_live(p, count);
+  if (st == WS_OK && append_mode(p)) {
+    p->storage.extent = observed(p)[2 + p->cfg.stage_count];
+    if (p->storage.extent > p->storage.peak_extent)
+      p->storage.peak_extent = p->storage.extent;
+  }
+  return st;
+}
+
+/* Issue 18, before admission is evaluated (no kernel runs until the
+ * scheduler enqueues the next launch): Cycles' rule. With nothing live the
+ * extent goes back to 0 (every token below it is 0 already); with an extent
+ * of at least 32 and at least twice the live count, the L live items move
+ * into the holes of [0, L) — token, payload and all, so each keeps its stage
+ * — and the extent becomes L. No count changes. */
+static ws_status pool_prepare_for_admission(void *user) {
+  ws_pool *p = user;
+  const uint32_t C = p->cfg.capacity, S = p->cfg.stage_count;
+  const int32_t free_count = (int32_t)observed(p)[0];
+  const uint32_t live = free_count < 0 ? C : C - (uint32_t)free_count;
+  const uint32_t extent = p->storage.extent;
+  char why[384];
+  ws_status st;
+  if (extent > C || live > extent) {
+    snprintf(why, sizeof why,
+             "append extent %u is not within [live count %u, capacity %u]: a publication "
+             "past the extent or a lost release",
+             extent, live, C);
+    return pool_fail(p, WS_EPROTO_CLIENT, why);
+  }
+  if (live == 0) {
+    if (extent == 0)
+      return WS_OK;
+    if ((st = ws_buffer_fill_u32(p->state, 4 * (2 + (size_t)S), 0, 1)) != WS_OK) {
+      snprintf(why, sizeof why, "extent reset failed: %s", ws_device_last_error(p->dev));
+      return pool_fail(p, st, why);
+    }
+    p->storage.extent = 0;
+    p->storage.reclaims += 1;
+    return WS_OK;
+  }
+  if (extent < WS_POOL_COMPACT_MIN_EXTENT || extent < 2ull * live)
+    return WS_OK;
+  ws_queue_args q;
+  memset(&q, 0, sizeof q);
+  q.tokens = ws_buffer_address(p->tokens);
+  q.ids = ws_buffer_address(p->stack);
+  q.scratch = ws_buffer_address(p->scratch);
+  q.frames = ws_buffer_address(p->payload);
+  q.frame_size = p->cfg.payload_stride ? p->cfg.payload_stride : 4u;
+  q.layout = WS_LAYOUT_AOS;
+  q.capacity = C;
+  q.n = live;
+  q.scan = extent;
+  if ((st = p->dev->ops->queue_compact(p->dev, &q)) != WS_OK ||
+      (st = ws_buffer_fill_u32(p->state, 4 * (2 + (size_t)S), live, 1)) != WS_OK) {
+    snprintf(why, sizeof why, "compaction of %u live items below extent %u failed: %s", live,
+             extent, ws_device_last_error(p->dev));
+    return pool_fail(p, st, why);
+  }
+  p->storage.extent = live;
+  p->storage.compactions += 1;
+  return WS_OK;
+}
+
+/* Only the slots above the extent can be written: C - extent <= C - L. */
+static ws_status pool_available_slots(void *user, uint32_t *available) {
+  ws_pool *p = user;
+  const uint32_t C = p->cfg.capacity;
+  *available = p->storage.extent < C ? C - p->storage.extent : 0u;
   return WS_OK;
 }
 
@@ -126,6 +256,7 @@ void ws_pool_destroy(ws_pool *p) {
   ws_buffer_destroy(p->stack);
   ws_buffer_destroy(p->state);
   ws_buffer_destroy(p->payload);
+  ws_buffer_destroy(p->scratch);
   ws_buffer_destroy(p->device_counters);
   ws_readback_destroy(p->rb);
   ws_free(p->chunk);
@@ -158,9 +289,9 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
       return ws_dev_fail(p->dev, WS_ENOMEM, "pool '%s': out of host memory", p->cfg.name);
   }
   if (!p->device_counters) {
-    ws_status st = ws_buffer_create(p->dev, 16 * (size_t)S, &p->device_counters);
+    ws_status st = ws_buffer_create(p->dev, 4 * device_counter_words(p), &p->device_counters);
     if (st == WS_OK)
-      st = ws_buffer_fill_u32(p->device_counters, 0, 0, 4 * (size_t)S);
+      st = ws_buffer_fill_u32(p->device_counters, 0, 0, device_counter_words(p));
     if (st != WS_OK)
       return st;
   }
@@ -175,6 +306,7 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
   p->device.stage_counts = ws_buffer_address(p->state) + 8;
   p->device.error = ws_buffer_address(p->state) + 4;
   p->device.counters = ws_buffer_address(p->device_counters);
+  describe_storage(p);
   p->device.stages = p->stage_kernels;
   p->work.device = &p->device;
   return WS_OK;
@@ -218,7 +350,7 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   /* Sizes in 64 bits, checked before anything is allocated or written:
    * C x stride reaches 2^64 - 2^33 + 1 for legal values. */
   const uint64_t payload = (uint64_t)C * stride, words = 4u * (uint64_t)C;
-  const uint64_t device = ws_mem_add(payload, 2u * words + (2u + (uint64_t)S) * 4u);
+  const uint64_t device = ws_mem_add(payload, 2u * words + (3u + (uint64_t)S) * 4u);
   char what[160];
   snprintf(what, sizeof what, "capacity %u x payload_stride %u = %" PRIu64 " payload bytes", C,
            stride, payload);
@@ -244,10 +376,10 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   if ((st = ws_buffer_create(dev, (size_t)words, &p->tokens)) != WS_OK ||
       (failed = "free stack", st = ws_buffer_create(dev, (size_t)words, &p->stack)) != WS_OK ||
       (failed = "state words",
-       st = ws_buffer_create(dev, (2 + (size_t)S) * 4, &p->state)) != WS_OK ||
+       st = ws_buffer_create(dev, (3 + (size_t)S) * 4, &p->state)) != WS_OK ||
       (failed = "payload", st = ws_buffer_create(dev, (size_t)payload, &p->payload)) != WS_OK ||
       (failed = "count readback",
-       st = ws_readback_create(dev, (2 + (size_t)S) * 4, &p->rb)) != WS_OK) {
+       st = ws_readback_create(dev, (3 + (size_t)S) * 4, &p->rb)) != WS_OK) {
     char why[512];
     snprintf(why, sizeof why, "%s", ws_device_last_error(dev));
     ws_pool_destroy(p);
@@ -255,6 +387,7 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   }
   /* Before the first boundary the pool reads as empty (free = C). */
   ((uint32_t *)p->rb->ptr)[0] = C;
+  ((uint32_t *)p->rb->ptr)[2 + S] = 0;
   ws_aux_work *w = &p->work;
   w->name = c->name;
   w->capacity = C;
@@ -269,7 +402,8 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   w->stage_host_count = pool_stage_host_count;
   w->dispatch_stage = pool_dispatch_stage;
   /* admission_stage and prepare_for_producer keep their defaults: the first
-   * non-empty stage drains, and stable slots need no compaction. */
+   * non-empty stage drains, and a producer's storage is ready once admission
+   * admitted it (an append pool compacts before admission, never after). */
   *out = p;
   return WS_OK;
 }
@@ -286,16 +420,58 @@ ws_pool_view ws_pool_get_view(const ws_pool *p) {
   v.capacity = p->cfg.capacity;
   v.stage_count = p->cfg.stage_count;
   v.stride = p->cfg.payload_stride ? p->cfg.payload_stride : 4;
+  v.mode = p->allocation;
+  /* the pool is the caller's, not const: the flag fixes the allocation */
+  ((ws_pool *)p)->handed_out = true;
   return v;
 }
 
-const ws_aux_work *ws_pool_work(const ws_pool *p) { return p ? &p->work : NULL; }
+const ws_aux_work *ws_pool_work(const ws_pool *p) {
+  if (!p)
+    return NULL;
+  ((ws_pool *)p)->handed_out = true;
+  return &p->work;
+}
+
+ws_status ws_pool_set_allocation(ws_pool *p, uint32_t allocation) {
+  if (!p)
+    return WS_EINVAL;
+  if (allocation != WS_POOL_STACK && allocation != WS_POOL_APPEND)
+    return pool_fail(p, WS_EINVAL,
+                     "ws_pool_set_allocation: allocation is neither WS_POOL_STACK (0) nor "
+                     "WS_POOL_APPEND (1)");
+  if (p->handed_out && allocation != p->allocation)
+    return pool_fail(p, WS_EINVAL,
+                     "ws_pool_set_allocation: the view or the work was already handed out, "
+                     "and both carry the allocation; set it right after ws_pool_create");
+  if (allocation == WS_POOL_APPEND && !p->scratch) {
+    const uint64_t words = 4u * (uint64_t)p->cfg.capacity;
+    char what[160];
+    snprintf(what, sizeof what, "append pool '%s': compaction scratch of %" PRIu64 " bytes",
+             p->cfg.name, words);
+    ws_status st = ws_dev_check_fit(p->dev, words, words, what);
+    if (st == WS_OK)
+      st = ws_buffer_create(p->dev, (size_t)words, &p->scratch);
+    if (st != WS_OK) {
+      char why[320];
+      snprintf(why, sizeof why, "ws_pool_set_allocation: cannot allocate the compaction "
+               "scratch: %s", ws_device_last_error(p->dev));
+      return pool_fail(p, st, why);
+    }
+  }
+  p->allocation = allocation;
+  const bool append = allocation == WS_POOL_APPEND;
+  p->work.prepare_for_admission = append ? pool_prepare_for_admission : NULL;
+  p->work.available_slots = append ? pool_available_slots : NULL;
+  describe_storage(p);
+  return WS_OK;
+}
 
 uint32_t ws_pool_live(const ws_pool *p) {
   if (!p)
     return 0;
   uint32_t n = 0;
-  return pool_host_count((void *)p, &n) == WS_OK ? n : p->cfg.capacity;
+  return observed_live((ws_pool *)p, &n) == WS_OK ? n : p->cfg.capacity;
 }
 
 uint32_t ws_pool_errors(const ws_pool *p) { return p ? observed(p)[1] : 0; }
@@ -312,6 +488,31 @@ ws_status ws_pool_stage_counters(const ws_pool *p, uint32_t stage, ws_pool_count
       return st;
     out->dispatches += dc[0];
     out->executed += dc[1];
+  }
+  return WS_OK;
+}
+
+ws_status ws_pool_storage_stats(const ws_pool *p, ws_pool_storage *out) {
+  if (!p || !out)
+    return WS_EINVAL;
+  *out = p->storage;
+  if (!append_mode(p) || !p->was_reset)
+    return WS_OK; /* before the first dispatch the device words are unwritten */
+  /* The extent word itself: the one the last boundary left (the stream is
+   * idle between dispatches), whichever loop prepared it. A dispatch ran in
+   * one loop: the other's counters are still zero. */
+  const uint32_t S = p->cfg.stage_count;
+  ws_status st = ws_buffer_read(p->state, 4 * (2 + (size_t)S), &out->extent, 4);
+  if (st != WS_OK)
+    return st;
+  if (p->device_counters) {
+    uint64_t dc[3];
+    if ((st = ws_buffer_read(p->device_counters, 16 * (size_t)S, dc, sizeof dc)) != WS_OK)
+      return st;
+    out->reclaims += dc[0];
+    out->compactions += dc[1];
+    if (dc[2] > out->peak_extent)
+      out->peak_extent = (uint32_t)dc[2];
   }
   return WS_OK;
 }

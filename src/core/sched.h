@@ -4,6 +4,7 @@
  *   aux.c        auxiliary work: registration, host observation, client calls
  *   aux_legacy.c the single-stage protocol as an adapter applied at registration
  *   loop.c       the host loop of SPEC §2-3 (decisions in decide.h)
+ *   loop_device.c the device loop, host side (the backend's loop_create/loop_run)
  *   loop_error.c messages from the decisions' error records
  *   mega.c       the megakernel scheduler
  */

@@ -52,13 +52,39 @@ uint32_t ws_scheduler_continuation_index(const ws_scheduler *s, const char *name
   return 0;
 }
 
+/* A description of a name and modules only takes the rest from what
+ * WS_COROUTINE recorded: the device backend's entry, else the CPU module's
+ * (Vulkan entries record nothing; every build has the CPU module). Leaves
+ * *d as it is when the host described the coroutine itself or when no
+ * module records it (check_config then names what is missing). */
+static void describe_from_module(ws_device *dev, ws_coroutine_desc *d) {
+  if (!d->name || !d->modules || d->frame || d->args_size || d->continuation_count ||
+      d->continuation_names)
+    return;
+  const ws_module *const mods[2] = {dev->kind < WS_BACKEND_COUNT
+                                        ? d->modules->by_backend[dev->kind]
+                                        : NULL,
+                                    d->modules->by_backend[WS_BACKEND_CPU]};
+  for (int m = 0; m < 2; ++m)
+    for (uint32_t i = 0; mods[m] && i < mods[m]->entry_count; ++i) {
+      const ws_module_entry *e = &mods[m]->entries[i];
+      if (e->kind == WS_ENTRY_COROUTINE && e->describe && e->name &&
+          strcmp(e->name, d->name) == 0) {
+        e->describe(d);
+        return;
+      }
+    }
+}
+
 /* Configuration checks that need no allocation; `s` only receives the
  * message. */
 static ws_status check_config(ws_scheduler *s, const ws_coroutine_desc *co,
                               const ws_scheduler_config *c) {
   if (!co->name || !co->modules || !co->frame)
     return ws_sched_fail(s, WS_ECONFIG_COROUTINE,
-                         "coroutine description lacks a name, modules or a frame description");
+                         "coroutine description lacks a name, modules or a frame description "
+                         "(and no module records coroutine '%s' to take it from)",
+                         co->name ? co->name : "(null)");
   if (co->continuation_count == 0 || !co->continuation_names)
     return ws_sched_fail(s, WS_ECONFIG_COROUTINE, "coroutine has no continuations");
   if (co->frame->field_count && !co->frame->fields)
@@ -282,7 +308,10 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   if (!s)
     return WS_ENOMEM;
   s->dev = dev;
-  s->coro = *co;
+  ws_coroutine_desc desc = *co;
+  describe_from_module(dev, &desc);
+  co = &desc;
+  s->coro = desc;
   s->cfg = cfg;
   ws_status st = check_config(s, co, &cfg);
   if (st != WS_OK)
@@ -344,8 +373,10 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   return WS_OK;
 fail:
   /* The message lives on the scheduler being torn down: hand it to the
-   * device's log callback. */
+   * device's log callback and leave it on the device, where a caller without
+   * a log finds it (ws_device_last_error). */
   ws_dev_log(dev, WS_LOG_ERROR, "ws_scheduler_create: %s", s->error);
+  ws_dev_fail(dev, st, "ws_scheduler_create: %s", s->error);
   ws_scheduler_destroy(s);
   return st;
 }

@@ -7,6 +7,14 @@
  *                                             protocol: passes only if exactly the
  *                                             4 protocol assertions fail per run
  *   aux_regression --backend B --mode pool    the library's ws_pool as client
+ *     [--alloc stack|append]                  its allocation (issue 18); append adds
+ *                                             1 assertion per run: the storage was
+ *                                             reclaimed or compacted
+ *     [--capacity C]                          pool capacity (default 8; the stage
+ *                                             kernels launch over C slots)
+ *     [--resident R]                          resident frames (default 8, R <= C)
+ *     [--min-compactions K]                   append: 1 more assertion per run, at
+ *                                             least K compactions
  *
  * Exit 77 when the backend has no device (ctest skip). */
 #include <inttypes.h>
@@ -145,6 +153,10 @@ static ws_status raw_dispatch_stage(void *user, uint32_t s) {
 /* ---- the harness ---- */
 typedef struct harness {
   const char *mode;
+  uint32_t alloc;           /* pool mode: WS_POOL_STACK or WS_POOL_APPEND */
+  uint32_t capacity;        /* pool mode: C */
+  uint64_t min_compactions; /* append: at least this many compactions per run */
+  uint32_t resident;        /* pool mode: R */
   ws_device *dev;
   ws_buffer *visits, *diag;
   uint64_t passed, failed;
@@ -183,7 +195,7 @@ static ws_status pool_run_stage(void *user, ws_pool *pool, uint32_t stage) {
   (void)pool;
   raw_client *c = user; /* reused only for its kernel and stage args */
   c->sa.stage = stage;
-  return ws_kernel_launch(&c->stage_kernel, REG_C, &c->sa, sizeof c->sa);
+  return ws_kernel_launch(&c->stage_kernel, c->sa.a.capacity, &c->sa, sizeof c->sa);
 }
 
 /* One dispatch and its 284 assertions (fewer in pool mode). */
@@ -278,6 +290,21 @@ static int run_once(harness *h, ws_scheduler *s, raw_client *c, ws_pool *pool, r
   } else {
     check(h, ds.forced_drain_count != 0, 1, "forced drains happened", ds.forced_drain_count);
   }
+  ws_pool_storage ps;
+  memset(&ps, 0, sizeof ps);
+  if (pool && h->alloc == WS_POOL_APPEND) {
+    /* Issue 18: the extent only comes back through prepare_for_admission;
+     * 67 x 1.1 publications into C slots need it many times over. */
+    ws_pool_storage_stats(pool, &ps);
+    check(h, ps.reclaims + ps.compactions != 0, 0,
+          "append storage reclaimed or compacted before admission",
+          ps.reclaims + ps.compactions);
+    if (h->min_compactions) {
+      char what[96];
+      snprintf(what, sizeof what, "at least %" PRIu64 " compaction(s)", h->min_compactions);
+      check(h, ps.compactions >= h->min_compactions, 0, what, ps.compactions);
+    }
+  }
   int stats_ok = ws_scheduler_aux_stats_count(s) == REG_STAGES;
   for (uint32_t st2 = 0; stats_ok && st2 < REG_STAGES; ++st2) {
     ws_node_stats as;
@@ -293,6 +320,9 @@ static int run_once(harness *h, ws_scheduler *s, raw_client *c, ws_pool *pool, r
          ", stage dispatches %" PRIu64 ", forced drains %" PRIu64 ", blocked %" PRIu64 "\n",
          ds.loop == WS_LOOP_DEVICE ? "device" : "host", ds.host_sync_count, ds.iteration_count,
          ds.aux_dispatch_count, ds.forced_drain_count, ds.blocked_count);
+  if (pool && h->alloc == WS_POOL_APPEND)
+    printf("  append storage: peak extent %u, reclaims %" PRIu64 ", compactions %" PRIu64 "\n",
+           ps.peak_extent, ps.reclaims, ps.compactions);
   /* Not one of the 284: SPEC §2.2 counts the pass that finds the dispatch
    * done, so the regression's schedule has exactly 81 iterations. */
   if (strcmp(h->mode, "green") == 0 && ds.iteration_count != 81) {
@@ -305,6 +335,9 @@ static int run_once(harness *h, ws_scheduler *s, raw_client *c, ws_pool *pool, r
 int main(int argc, char **argv) {
   harness h = {0};
   h.mode = "green";
+  h.alloc = WS_POOL_STACK;
+  h.capacity = REG_C;
+  h.resident = REG_R;
   ws_backend_kind backend = WS_BACKEND_CPU;
   ws_loop_kind loop = WS_LOOP_AUTO;
   for (int i = 1; i < argc; ++i) {
@@ -313,6 +346,18 @@ int main(int argc, char **argv) {
         return 2;
     } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
       h.mode = argv[++i];
+    } else if (strcmp(argv[i], "--alloc") == 0 && i + 1 < argc) {
+      ++i;
+      if (strcmp(argv[i], "append") == 0)
+        h.alloc = WS_POOL_APPEND;
+      else if (strcmp(argv[i], "stack") != 0)
+        return 2;
+    } else if (strcmp(argv[i], "--capacity") == 0 && i + 1 < argc) {
+      h.capacity = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--resident") == 0 && i + 1 < argc) {
+      h.resident = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--min-compactions") == 0 && i + 1 < argc) {
+      h.min_compactions = strtoull(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) {
       ++i;
       if (strcmp(argv[i], "host") == 0)
@@ -324,12 +369,23 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: %s [--backend cpu|cuda|vulkan] [--mode green|red|pool] "
-              "[--loop auto|host|device]\n",
+              "[--loop auto|host|device] [--alloc stack|append] [--capacity C] "
+              "[--resident R] [--min-compactions K]\n",
               argv[0]);
       return 2;
     }
   }
   const bool red = strcmp(h.mode, "red") == 0, use_pool = strcmp(h.mode, "pool") == 0;
+  if (!use_pool && (h.alloc != WS_POOL_STACK || h.capacity != REG_C || h.resident != REG_R ||
+                    h.min_compactions)) {
+    fprintf(stderr, "--alloc, --capacity, --resident and --min-compactions need --mode pool\n");
+    return 2;
+  }
+  if (h.resident == 0 || h.capacity < h.resident) {
+    fprintf(stderr, "--resident %u --capacity %u: need 0 < R <= C (R x b <= C)\n", h.resident,
+            h.capacity);
+    return 2;
+  }
   int code = aux_open_device(backend, &h.dev);
   if (code != 0)
     return code;
@@ -354,7 +410,7 @@ int main(int argc, char **argv) {
       memset(&args, 0, sizeof args);
       args.visits = ws_buffer_address(h.visits);
       args.diagnostics = ws_buffer_address(h.diag);
-      args.capacity = REG_C;
+      args.capacity = use_pool ? h.capacity : REG_C;
       args.use_pool = use_pool;
       if ((st = alloc_state(&h, &c)) != WS_OK ||
           (st = ws_kernel_find(h.dev, &reg_kernels_modules,
@@ -371,9 +427,10 @@ int main(int argc, char **argv) {
       ws_aux_work w;
       memset(&w, 0, sizeof w);
       if (use_pool) {
-        ws_pool_config pc = {"aux", REG_C, REG_STAGES, stage_names, sizeof(reg_item),
+        ws_pool_config pc = {"aux", h.capacity, REG_STAGES, stage_names, sizeof(reg_item),
                              producers, 2, pool_run_stage, &c};
-        if ((st = ws_pool_create(h.dev, &pc, &pool)) != WS_OK) {
+        if ((st = ws_pool_create(h.dev, &pc, &pool)) != WS_OK ||
+            (st = ws_pool_set_allocation(pool, h.alloc)) != WS_OK) {
           fprintf(stderr, "pool: %s\n", ws_strerror(st));
           rc = 1;
           break;
@@ -390,7 +447,7 @@ int main(int argc, char **argv) {
           sk[st2].kernel = c.stage_kernel;
           sk[st2].args = &sargs[st2];
           sk[st2].args_size = sizeof sargs[st2];
-          sk[st2].count = REG_C;
+          sk[st2].count = h.capacity;
         }
         if ((st = ws_pool_set_stage_kernels(pool, sk)) != WS_OK) {
           fprintf(stderr, "pool stage kernels: %s: %s\n", ws_strerror(st),
@@ -417,7 +474,7 @@ int main(int argc, char **argv) {
       }
       c.sa.a = args;
       ws_scheduler_config cfg = ws_scheduler_config_default();
-      cfg.resident_frames = REG_R;
+      cfg.resident_frames = h.resident;
       cfg.layout = layout;
       cfg.accounting = (ws_accounting)acc;
       cfg.compaction = true;
@@ -436,8 +493,9 @@ int main(int argc, char **argv) {
       }
       for (int d = 0; d < 2 && rc == 0; ++d) {
         char label[128];
-        snprintf(label, sizeof label, "run %s %s dispatch %d (%s)", layout_names[layout],
-                 acc_names[acc], d + 1, h.mode);
+        snprintf(label, sizeof label, "run %s %s dispatch %d (%s%s)", layout_names[layout],
+                 acc_names[acc], d + 1, h.mode,
+                 use_pool && h.alloc == WS_POOL_APPEND ? ", append" : "");
         if (run_once(&h, s, &c, pool, &args, label) != 0)
           rc = 1;
       }

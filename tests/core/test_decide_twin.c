@@ -156,7 +156,7 @@ static void make_case(image *m, size_t so) {
     const size_t wo = ow + i * sizeof(ws_dec_work);
     ws_dec_work *w = (ws_dec_work *)(void *)(m->p + wo);
     const uint32_t S = 1u + below(4);
-    w->capacity = 1u + below(64);
+    w->capacity = 1u + below(128);
     w->stage_count = S;
     w->first_stat = stats;
     stats += S;
@@ -201,6 +201,24 @@ static void make_case(image *m, size_t so) {
         u64_at(m, ocn)[k] = below(100);
       point(m, wo + FIELD(ws_dec_work, counters), ocn);
     }
+    if (chance(40)) {
+      /* append storage (issue 18): an extent from L to C mostly, large
+       * enough now and then to be compacted, outside [L, C] rarely */
+      const size_t ox = take(m, 4);
+      const uint32_t c = w->capacity;
+      *u32_at(m, ox) = chance(5)    ? (chance(50) ? c + 1u + below(3) : (live ? live - 1u : 0u))
+                       : chance(40) ? (live <= c ? c : live)
+                                    : live + below(c >= live ? c - live + 1u : 1u);
+      point(m, wo + FIELD(ws_dec_work, src_extent), ox);
+      if (chance(60)) {
+        const size_t osc = take(m, 8u * 3u);
+        for (uint32_t k = 0; k < 3; ++k)
+          u64_at(m, osc)[k] = below(40);
+        point(m, wo + FIELD(ws_dec_work, storage_counters), osc);
+      }
+      w->compact_live = below(9); /* outputs: garbage in, same garbage out */
+      w->compact_scan = below(9);
+    }
   }
   const size_t ost = take(m, 8u * 3u * (stats ? stats : 1u));
   for (uint32_t k = 0; k < 3u * stats; ++k)
@@ -210,13 +228,16 @@ static void make_case(image *m, size_t so) {
 
 /* What the host's results covered. */
 typedef struct coverage {
-  uint32_t action[6], done, kinds[19];
+  uint32_t action[6], done, kinds[20], compactions;
 } coverage;
 
 static void tally(coverage *c, const unsigned char *img) {
   for (uint32_t i = 0; i < CASES; ++i) {
     const ws_dstate *d = (const ws_dstate *)(const void *)(img + (size_t)i * sizeof(ws_dstate));
-    if (d->status == WS_DEC_ERROR && d->err.kind < 19)
+    const ws_dec_work *w = (const ws_dec_work *)(const void *)(img + d->works);
+    for (uint32_t k = 0; k < d->aux_count; ++k)
+      c->compactions += w[k].compact_scan > w[k].compact_live;
+    if (d->status == WS_DEC_ERROR && d->err.kind < 20)
       c->kinds[d->err.kind] += 1;
     else if (d->status == WS_DEC_DONE)
       c->done += 1;
@@ -297,13 +318,16 @@ static void test_twin(void **state) {
     WT_CHECK(cov.action[a] > 0, "no random state planned %s", names[a]);
   WT_CHECK(cov.done > 0, "no random state was done");
   uint32_t kinds = 0;
-  for (uint32_t e = 1; e < 19; ++e)
+  for (uint32_t e = 1; e < 20; ++e)
     kinds += cov.kinds[e] > 0;
   printf("decide twin: %u states; actions refill %u resume %u resume_all %u stage %u tail %u; "
-         "done %u; %u error kinds\n",
+         "done %u; %u error kinds; %u append compactions\n",
          4 * CASES, cov.action[1], cov.action[2], cov.action[3], cov.action[4], cov.action[5],
-         cov.done, kinds);
-  WT_CHECK(kinds >= 14, "the random states reached only %u of the 18 error kinds", kinds);
+         cov.done, kinds, cov.compactions);
+  WT_CHECK(kinds >= 15, "the random states reached only %u of the 19 error kinds", kinds);
+  WT_CHECK(cov.kinds[WS_DERR_EXTENT] > 0 && cov.compactions > 0,
+           "the random states reached no append-storage error (%u) or compaction (%u)",
+           cov.kinds[WS_DERR_EXTENT], cov.compactions);
 }
 
 int main(int argc, char **argv) {

@@ -16,7 +16,13 @@
  *                      drains within the limit succeeds;
  *   iteration_limit_exact  ... also one that needs
  *                      exactly `limit` iterations;
- *   continuation_index name -> index lookup.
+ *   continuation_index name -> index lookup;
+ *   module_description a description of a name and modules only takes the
+ *                      frame, argument size and continuations the kernels
+ *                      recorded (on Vulkan from the CPU module) and runs
+ *                      exactly like the full one; a name no module records,
+ *                      or a half description, is refused with a message
+ *                      that the device keeps (ws_device_last_error).
  */
 #include "t_basic_host.h"
 #include "t_sched_host.h"
@@ -441,6 +447,45 @@ static void test_continuation_index(void **state) {
            "unknown continuation names must give 0");
 }
 
+/* ------------------------------------------------------------ described by the module */
+
+static void test_module_description(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  const ws_coroutine_desc co = {.name = "t_basic", .modules = &t_basic_modules};
+  ws_scheduler_config cfg = wt_config(c, 64);
+  ws_scheduler *s = wt_scheduler(&co, &cfg);
+  WT_CHECK(ws_scheduler_node_count(s) == 4 &&
+               ws_scheduler_continuation_index(s, "loop") == T_BASIC_LOOP &&
+               ws_scheduler_continuation_index(s, "alt") == T_BASIC_ALT &&
+               ws_scheduler_continuation_index(s, "finish") == T_BASIC_FINISH,
+           "%s: the continuations taken from the module are not t_basic's (%u nodes)", c->name,
+           ws_scheduler_node_count(s));
+  basic_run r;
+  basic_init(&r, 700);
+  basic_reset(&r);
+  WT_OK(basic_dispatch(s, &r, 700), s, "dispatch of the module-described coroutine");
+  basic_check(&r, 700, c->name);
+  /* the argument size came from the kernels too: the dispatch checks it */
+  unsigned char longer[sizeof r.args + 4] = {0};
+  WT_EXPECT_STATUS(ws_scheduler_dispatch(s, 1, longer, sizeof longer), WS_EINVAL, s,
+                   "dispatch with the wrong argument size");
+
+  char text[2048];
+  const ws_coroutine_desc nosuch = {.name = "nosuch", .modules = &t_basic_modules};
+  wt_scheduler_expect(&nosuch, &cfg, WS_ECONFIG_COROUTINE, text, sizeof text,
+                      "a name no module records");
+  WT_CHECK(strstr(text, "nosuch") != NULL, "the message does not name 'nosuch': %s", text);
+  WT_CHECK(strstr(ws_device_last_error(wt_dev), "nosuch") != NULL,
+           "the device does not keep the failed creation's message: '%s'",
+           ws_device_last_error(wt_dev));
+  ws_coroutine_desc half = co;
+  half.continuation_count = 3; /* continuations without their names or a frame */
+  expect_rejected(&half, &cfg, WS_ECONFIG_COROUTINE, "a half description", "frame description");
+  WT_CHECK(strstr(ws_device_last_error(wt_dev), "ws_scheduler_create") != NULL,
+           "the device does not keep the failed creation's message: '%s'",
+           ws_device_last_error(wt_dev));
+}
+
 int main(int argc, char **argv) {
   const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_forkjoin"}, {&t_sched_modules, "t_bad"}};
@@ -452,6 +497,7 @@ int main(int argc, char **argv) {
   wt_add_per_combo("dispatch_args", test_dispatch_args);
   wt_add_per_combo("bad_transition", test_bad_transition);
   wt_add_per_combo("iteration_limit", test_iteration_limit);
+  wt_add_per_combo("module_description", test_module_description);
   /* a dispatch that needs exactly `limit` iterations succeeds */
   wt_add_per_combo("iteration_limit_exact", test_iteration_limit_exact);
   return wt_run("core_errors");

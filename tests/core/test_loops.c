@@ -14,7 +14,10 @@
  *   aux_*               the fuzzer's coroutine with one or two ws_pool works
  *                       described to the device: forced drains, partial
  *                       admission, several works, verification, all layouts
- *                       and accounting modes
+ *                       and accounting modes; and with append-allocated pools
+ *                       (issue 18): the device loop's reclaims, compactions
+ *                       and availability must give the host loop's decisions,
+ *                       statistics and storage counters
  *   interval            observe_interval 1, 3, 7, 40 and 0: same results, one
  *                       host synchronization per interval (0: per dispatch, or
  *                       per 16 iterations on Vulkan, where main() sets it so)
@@ -237,18 +240,23 @@ typedef struct aux_case {
   uint32_t N, works, R;
   bool partial, verify;
   uint32_t seed;
+  bool append;
 } aux_case;
+
+/* Append pools' storage work summed over a test (both loops count the same). */
+static uint64_t g_compactions, g_reclaims;
 
 static void aux_run(const wt_combo *c, const aux_case *ac) {
   char ctx[240];
-  snprintf(ctx, sizeof ctx, "fz_main %s, N = %u, %u work(s), R = %u%s%s, seed 0x%x", c->name,
+  snprintf(ctx, sizeof ctx, "fz_main %s, N = %u, %u work(s), R = %u%s%s%s, seed 0x%x", c->name,
            ac->N, ac->works, ac->R, ac->partial ? ", partial admission" : "",
-           ac->verify ? ", verified" : "", ac->seed);
+           ac->verify ? ", verified" : "", ac->append ? ", append pools" : "", ac->seed);
   rig r[2];
   outcome o[2];
   for (int k = 0; k < 2; ++k) {
     rig_init(&r[k], wt_dev, ac->N, ac->works, ac->R, ac->partial);
     r[k].args.seed = ac->seed;
+    r[k].append = ac->append;
     WT_CHECK(rig_create(&r[k]) == WS_OK, "%s: rig: %s", ctx, ws_device_last_error(wt_dev));
     describe_pools(&r[k]);
     WT_CHECK(rig_zero(&r[k]) == WS_OK, "%s: rig zero", ctx);
@@ -285,6 +293,18 @@ static void aux_run(const wt_combo *c, const aux_case *ac) {
                "/%" PRIu64 " (device loop) dispatches/executed",
                ctx, w, s, pc[0].dispatches, pc[0].executed, pc[1].dispatches, pc[1].executed);
     }
+    ws_pool_storage ps[2];
+    WT_CHECK(ws_pool_storage_stats(r[0].pool[w], &ps[0]) == WS_OK &&
+                 ws_pool_storage_stats(r[1].pool[w], &ps[1]) == WS_OK,
+             "%s: pool storage statistics", ctx);
+    WT_CHECK(ps[0].extent == ps[1].extent && ps[0].peak_extent == ps[1].peak_extent &&
+                 ps[0].reclaims == ps[1].reclaims && ps[0].compactions == ps[1].compactions,
+             "%s: work %u: append storage extent/peak/reclaims/compactions %u/%u/%" PRIu64
+             "/%" PRIu64 " (host loop) and %u/%u/%" PRIu64 "/%" PRIu64 " (device loop)",
+             ctx, w, ps[0].extent, ps[0].peak_extent, ps[0].reclaims, ps[0].compactions,
+             ps[1].extent, ps[1].peak_extent, ps[1].reclaims, ps[1].compactions);
+    g_compactions += ps[0].compactions;
+    g_reclaims += ps[0].reclaims;
   }
   for (int k = 0; k < 2; ++k)
     rig_destroy(&r[k]);
@@ -295,12 +315,33 @@ static void test_aux(void **state) {
   if (!c->greedy)
     return; /* auxiliary work needs the greedy policy */
   const aux_case cases[] = {
-      {40, 1, 8, false, false, 0xC0FFEEu},  {40, 2, 8, false, false, 0x1234u},
-      {40, 2, 4, true, false, 0xBEEFu},     {64, 2, 8, false, true, 0x5EEDu},
-      {17, 1, 1, false, false, 0x77u},      {90, 2, 16, true, true, 0xABCDu},
+      {40, 1, 8, false, false, 0xC0FFEEu, false}, {40, 2, 8, false, false, 0x1234u, false},
+      {40, 2, 4, true, false, 0xBEEFu, false},    {64, 2, 8, false, true, 0x5EEDu, false},
+      {17, 1, 1, false, false, 0x77u, false},     {90, 2, 16, true, true, 0xABCDu, false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
     aux_run(c, &cases[i]);
+}
+
+/* Issue 18: append pools described to the device (their extent, storage and
+ * counters): pools of 32 and 64 slots compact, small ones only reclaim, and
+ * partial admission admits against C - extent. */
+static void test_aux_append(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  if (!c->greedy)
+    return;
+  const aux_case cases[] = {
+      {200, 2, 32, false, false, 0xA99E4Du, true}, {160, 1, 32, false, false, 0x5EEDu, true},
+      {120, 2, 16, false, true, 0xC0FFEEu, true},  {90, 2, 8, true, false, 0xABCDu, true},
+      {40, 2, 4, false, false, 0x1234u, true},
+  };
+  g_compactions = g_reclaims = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    aux_run(c, &cases[i]);
+  /* the cases exercise what they are for: both kinds of storage work */
+  WT_CHECK(g_compactions > 0 && g_reclaims > 0,
+           "%s: append pools: %" PRIu64 " compactions, %" PRIu64 " reclaims in all", c->name,
+           g_compactions, g_reclaims);
 }
 
 /* ---- the observation interval ---- */
@@ -475,6 +516,7 @@ int main(int argc, char **argv) {
   wt_add_per_combo("basic", test_basic);
   wt_add_per_combo("sched", test_sched);
   wt_add_per_combo("aux", test_aux);
+  wt_add_per_combo("aux_append", test_aux_append);
   wt_add("interval", test_interval, NULL);
   wt_add_per_combo("errors", test_errors);
   wt_add("refused", test_refused, NULL);

@@ -10,8 +10,6 @@
 #include "wavesched/pool.h"
 
 extern const ws_module_set collatz_modules;
-WS_FRAME_DESC(collatz_frame, COLLATZ_FIELDS)
-WS_CONTINUATION_NAMES(collatz_names, COLLATZ_CONTINUATIONS)
 
 static int failures;
 
@@ -61,8 +59,8 @@ int embed_run_collatz(ws_device *dev, uint32_t n, const char *what) {
                              .producer_count = 1,
                              .run_stage = run_store,
                              .user = &run};
-  const ws_coroutine_desc co = {"collatz",     &collatz_modules, &collatz_frame_ws_desc,
-                                sizeof(collatz_args), 2,       collatz_names};
+  /* the frame and continuations as the kernels recorded them (collatz.kern.h) */
+  const ws_coroutine_desc co = {.name = "collatz", .modules = &collatz_modules};
   ws_scheduler_config cfg = ws_scheduler_config_default();
   cfg.resident_frames = run.capacity;
   cfg.iteration_limit = 100000; /* a hang would be a bug: make it an error */

@@ -198,7 +198,18 @@ tutorial_doc_check() {
     diff -u <(sed '/^\/\* SPDX-License-Identifier: MIT \*\/$/d' "$root/$path") \
       "$d/${path//\//_}" || bad=1
   done <"$d/list"
-  echo "$n files shown verbatim"
+  # the lengths it states: all lines of the C files less the SPDX line, and
+  # those that are neither blank nor a one-line comment
+  local c=(collatz.h collatz.kern.h main.c) all code
+  all=$(cd "$root/examples/tutorial" && cat "${c[@]}" | grep -vc 'SPDX-License-Identifier')
+  code=$(cd "$root/examples/tutorial" && cat "${c[@]}" | grep -v 'SPDX-License-Identifier' |
+    grep -v '^[[:space:]]*$' | grep -vc '^[[:space:]]*/\*.*\*/[[:space:]]*$')
+  if ! grep -q "$all lines in all" "$root/docs/tutorial.md" ||
+    ! tr '\n' ' ' <"$root/docs/tutorial.md" | grep -q "$code without blank and comment-only"; then
+    echo "docs/tutorial.md does not state the tutorial's length: $all lines, $code code lines"
+    bad=1
+  fi
+  echo "$n files shown verbatim, $all lines of C ($code code lines)"
   [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
 }
 

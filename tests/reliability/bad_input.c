@@ -257,6 +257,24 @@ static void test_null_arguments(void **state) {
   pc.run_stage = NULL; /* legal: the stages may be set as kernels afterwards */
   EXPECT(ws_pool_create(g_dev, &pc, &p), WS_OK);
   EXPECT(ws_pool_set_stage_kernels(p, NULL), WS_EINVAL);
+  /* issue 18: the allocation is one of the two, and fixed once the view or
+   * the work was handed out (both carry it) */
+  EXPECT(ws_pool_set_allocation(NULL, WS_POOL_APPEND), WS_EINVAL);
+  EXPECT(ws_pool_set_allocation(p, 2), WS_EINVAL);
+  assert_non_null(strstr(ws_pool_last_error(p), "neither WS_POOL_STACK (0) nor WS_POOL_APPEND"));
+  EXPECT(ws_pool_set_allocation(p, WS_POOL_APPEND), WS_OK);
+  EXPECT(ws_pool_set_allocation(p, WS_POOL_STACK), WS_OK); /* not handed out: free to change */
+  EXPECT(ws_pool_set_allocation(p, WS_POOL_APPEND), WS_OK);
+  const ws_pool_view pv = ws_pool_get_view(p);
+  assert_int_equal(pv.mode, WS_POOL_APPEND);
+  EXPECT(ws_pool_set_allocation(p, WS_POOL_APPEND), WS_OK); /* the same: nothing changes */
+  EXPECT(ws_pool_set_allocation(p, WS_POOL_STACK), WS_EINVAL);
+  assert_non_null(strstr(ws_pool_last_error(p), "already handed out"));
+  ws_pool_storage ps;
+  EXPECT(ws_pool_storage_stats(NULL, &ps), WS_EINVAL);
+  EXPECT(ws_pool_storage_stats(p, NULL), WS_EINVAL);
+  EXPECT(ws_pool_storage_stats(p, &ps), WS_OK);
+  assert_true(ps.extent == 0 && ps.reclaims == 0 && ps.compactions == 0);
   ws_pool_destroy(p);
   p = ppoison;
   pc.run_stage = noop_stage;

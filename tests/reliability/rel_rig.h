@@ -41,6 +41,7 @@ struct rig {
   ws_pool *pool[FZ_MAX_WORKS];
   rig_work w[FZ_MAX_WORKS];
   fz_args args;
+  bool append; /* the pools allocate by append (issue 18); set before rig_create */
 };
 
 static const char *const rig_stage_names[FZ_MAX_WORKS][FZ_MAX_STAGES] = {
@@ -142,7 +143,8 @@ static ws_status rig_create(rig *r) {
     pc.producer_count = 2;
     pc.run_stage = rig_run_stage;
     pc.user = &r->w[w];
-    if ((st = ws_pool_create(r->dev, &pc, &r->pool[w])) != WS_OK)
+    if ((st = ws_pool_create(r->dev, &pc, &r->pool[w])) != WS_OK ||
+        (r->append && (st = ws_pool_set_allocation(r->pool[w], WS_POOL_APPEND)) != WS_OK))
       return st;
     a->pool[w] = ws_pool_get_view(r->pool[w]);
   }

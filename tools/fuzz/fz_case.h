@@ -15,6 +15,8 @@
 
 typedef struct fz_work_cfg {
   uint32_t S, C, amax, drain;
+  uint32_t append; /* the pool allocates by append (issue 18): available slots
+                      C - extent < C - L while releases leave holes */
   uint8_t bound[FZ_MAX_K], pub_stage[FZ_MAX_K];
   uint8_t anext[FZ_MAX_STAGES][2];
 } fz_work_cfg;

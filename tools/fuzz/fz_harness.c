@@ -14,7 +14,9 @@
  *   then: work count, and per work: stages, capacity, item budget, drain
  *   policy, K producer bounds (% 4), K publication stages, 2 per stage of
  *   stage transitions (value % (S+1)); then refill threshold, alignment
- *   mask, block size, fault index (2 bytes).
+ *   mask, block size, fault index (2 bytes); then the iteration limit and
+ *   misbehaviour bytes, and one byte whose bit w makes work w's pool
+ *   append-allocated (issue 18; not with the single-stage protocol).
  * Unless "raw", the decoder repairs configurations the library must reject
  * (R*b > C, no producer, auxiliary work with the all-queues policy or the
  * megakernel, incremental accounting with the all-queues policy); with
@@ -37,7 +39,10 @@
  *     enqueued before every host_count, L <= C at every boundary, stage
  *     dispatches only of non-empty stages and at most one per boundary,
  *     prepare_for_producer(required) with required <= C - L, never both in
- *     one boundary; every pool empty after the dispatch;
+ *     one boundary; every pool empty after the dispatch; for an append
+ *     pool, available_slots a <= C - L (a == C when L == 0) after
+ *     prepare_for_admission at the same boundary, and prepare_for_producer
+ *     never asks for more than a;
  *   no host allocation outlives the case (the library's live counter). */
 #include "fz_harness.h"
 
@@ -187,11 +192,17 @@ static void decode(const uint8_t *data, size_t size, fz_case *c) {
   c->mb_at = rd16(&r) % 1024u;
   c->mb_amount = rd(&r);
   c->mb_call = rd(&r) % FZ_CB_COUNT;
+  const uint32_t append_mask = rd(&r);
+  for (uint32_t w = 0; w < c->works; ++w)
+    c->w[w].append = append_mask >> w & 1u;
 
   /* the legacy protocol only for single-stage works (it has no stages) */
   for (uint32_t w = 0; w < c->works; ++w)
     if (c->w[w].S != 1)
       c->legacy = false;
+  /* the single-stage adapter forwards no storage calls */
+  for (uint32_t w = 0; w < c->works && c->legacy; ++w)
+    c->w[w].append = 0;
   settle_extras(c);
   if (c->raw)
     return;
@@ -251,8 +262,8 @@ static void describe(const fz_case *c, FILE *out) {
   fprintf(out, "\n");
   for (uint32_t w = 0; w < c->works; ++w) {
     const fz_work_cfg *wc = &c->w[w];
-    fprintf(out, "  work w%u: S=%u C=%u amax=%u drain=%u producers", w, wc->S, wc->C, wc->amax,
-            wc->drain);
+    fprintf(out, "  work w%u: S=%u C=%u amax=%u drain=%u%s producers", w, wc->S, wc->C,
+            wc->amax, wc->drain, wc->append ? " append" : "");
     for (uint32_t k = 0; k < c->K; ++k)
       if (wc->bound[k])
         fprintf(out, " c%u(b=%u -> s%u)", k + 1, wc->bound[k], wc->pub_stage[k]);
@@ -352,6 +363,10 @@ typedef struct fz_work {
   uint32_t max_L;
   uint64_t resets;
   bool prepared, ran_stage;
+  /* append pools: prepare_for_admission ran at this boundary, and the
+   * available slots available_slots answered after it */
+  bool admission_prepared, avail_known;
+  uint32_t avail;
   uint32_t calls[FZ_CB_COUNT]; /* this dispatch's calls, as fz_loop.c counts them */
 } fz_work;
 
@@ -442,6 +457,8 @@ static ws_status w_host_count(void *u, uint32_t *count) {
   fw->phase = 2;
   fw->prepared = false;
   fw->ran_stage = false;
+  fw->admission_prepared = false;
+  fw->avail_known = false;
   if (fw->index == 0) {
     fw->ctx->boundary += 1;
     fw->ctx->stage_runs = 0;
@@ -502,6 +519,35 @@ static ws_status w_admission_stage(void *u, uint32_t *stage) {
   return WS_OK;
 }
 
+/* Issue 18 (append pools): the scheduler prepares the storage, then asks
+ * what is available, once each per boundary, before anything runs. */
+static ws_status w_prepare_admission(void *u) {
+  fz_work *fw = u;
+  FZ_CHECK(fw->phase == 2, "work %u: prepare_for_admission outside an observed boundary",
+           fw->index);
+  FZ_CHECK(!fw->ran_stage && !fw->prepared && !fw->admission_prepared,
+           "work %u: prepare_for_admission twice, or after the boundary's plan ran", fw->index);
+  fw->admission_prepared = true;
+  return fw->inner->prepare_for_admission(fw->inner->user);
+}
+
+static ws_status w_available(void *u, uint32_t *available) {
+  fz_work *fw = u;
+  FZ_CHECK(fw->phase == 2 && fw->admission_prepared && !fw->avail_known,
+           "work %u: available_slots not right after prepare_for_admission", fw->index);
+  ws_status st = fw->inner->available_slots(fw->inner->user, available);
+  if (st != WS_OK)
+    return st;
+  FZ_CHECK(*available <= fw->C - fw->L, "work %u: available slots %u > C - L = %u - %u",
+           fw->index, *available, fw->C, fw->L);
+  FZ_CHECK(fw->L != 0 || *available == fw->C,
+           "work %u: an empty append pool has %u of %u slots available", fw->index, *available,
+           fw->C);
+  fw->avail = *available;
+  fw->avail_known = true;
+  return WS_OK;
+}
+
 static ws_status w_prepare(void *u, uint64_t required) {
   fz_work *fw = u;
   FZ_CHECK(fw->phase == 2, "work %u: prepare_for_producer outside an observed boundary",
@@ -510,6 +556,10 @@ static ws_status w_prepare(void *u, uint64_t required) {
   FZ_CHECK(required > 0 && required <= (uint64_t)(fw->C - fw->L),
            "work %u: prepare_for_producer(%" PRIu64 ") with C - L = %u - %u", fw->index,
            required, fw->C, fw->L);
+  /* issue 18: never beyond what the client said it can write */
+  FZ_CHECK(!fw->inner->available_slots || (fw->avail_known && required <= fw->avail),
+           "work %u: prepare_for_producer(%" PRIu64 ") with %s%u available slots", fw->index,
+           required, fw->avail_known ? "" : "no availability asked, last ", fw->avail);
   fw->prepared = true;
   return mb_fail(fw, FZ_CB_PREPARE) ? WS_EBACKEND : WS_OK;
 }
@@ -996,7 +1046,10 @@ static void run_case(const fz_case *c) {
     pc.producer_count = np;
     pc.run_stage = run_stage;
     pc.user = fw;
-    if (!step_ok(ctx, ws_pool_create(g_dev, &pc, &fw->pool), WS_OK, "ws_pool_create", NULL))
+    if (!step_ok(ctx, ws_pool_create(g_dev, &pc, &fw->pool), WS_OK, "ws_pool_create", NULL) ||
+        !step_ok(ctx,
+                 ws_pool_set_allocation(fw->pool, wc->append ? WS_POOL_APPEND : WS_POOL_STACK),
+                 WS_OK, "ws_pool_set_allocation", NULL))
       goto cleanup;
     a->pool[w] = ws_pool_get_view(fw->pool);
     fw->inner = ws_pool_work(fw->pool);
@@ -1010,6 +1063,8 @@ static void run_case(const fz_case *c) {
     fw->outer.stage_host_count = w_stage_host_count;
     fw->outer.admission_stage = fw->drain ? w_admission_stage : NULL;
     fw->outer.prepare_for_producer = w_prepare;
+    fw->outer.prepare_for_admission = fw->inner->prepare_for_admission ? w_prepare_admission : NULL;
+    fw->outer.available_slots = fw->inner->available_slots ? w_available : NULL;
     fw->outer.dispatch_stage = w_dispatch_stage;
     fw->outer.dispatch = NULL;
   }

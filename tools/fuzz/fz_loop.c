@@ -19,7 +19,14 @@
  * stage counts (the single-stage protocol asks no stage counts); a forced
  * drain asks the blocked work's admission_stage (when it has one); a stage
  * dispatch calls dispatch_stage; a resume calls prepare_for_producer of
- * every work that produces from it. */
+ * every work that produces from it.
+ *
+ * Append pools (issue 18, fz_work_cfg.append) are modelled by their extent:
+ * every publication raises it, a release leaves it; before admission is
+ * evaluated, each such work that the selected continuation produces into
+ * resets it when nothing is live, or compacts (extent = L) when the extent
+ * is at least 32 and at least 2 L — ws_pool's rule — and admission then
+ * also needs n*b <= C - extent. */
 #include <string.h>
 
 #include "fz_case.h"
@@ -46,6 +53,7 @@ typedef struct sim {
   /* auxiliary items, per work */
   sim_aux aux[FZ_MAX_WORKS][FZ_SIM_AUX];
   uint32_t aux_n[FZ_MAX_WORKS];
+  uint32_t extent[FZ_MAX_WORKS]; /* append pools: publications since the last reclaim */
   /* what the loop observed and allows */
   uint32_t cnt[FZ_MAX_K + 1];
   uint32_t obs_live[FZ_MAX_WORKS], obs_q[FZ_MAX_WORKS][FZ_MAX_STAGES];
@@ -62,6 +70,7 @@ static void publish(sim *s, uint32_t id, uint32_t k) {
   const fz_case *c = s->c;
   for (uint32_t w = 0; w < s->works; ++w) {
     const uint32_t n = fz_pub_count(c->seed, id, s->steps[id], w, c->w[w].bound[k - 1]);
+    s->extent[w] += n;
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t serial = s->pubs[w][id]++ & 0xffu; /* the frame's 8-bit counter */
       if (s->aux_n[w] >= FZ_SIM_AUX)
@@ -363,7 +372,19 @@ static bool step(sim *s) {
   if (s->works && n && bc <= n) {
     for (uint32_t w = 0; w < s->works; ++w) {
       const uint32_t b = c->w[w].bound[sel - 1];
-      if (!b || (uint64_t)n * b <= (uint64_t)(c->w[w].C - s->obs_live[w]))
+      uint64_t room = c->w[w].C - s->obs_live[w];
+      if (b && c->w[w].append) {
+        /* the pool's own storage work, on what it observed (the truth) */
+        const uint32_t L = s->aux_n[w];
+        if (L == 0)
+          s->extent[w] = 0;
+        else if (s->extent[w] >= 32u && s->extent[w] >= 2u * L)
+          s->extent[w] = L;
+        const uint32_t avail = c->w[w].C - s->extent[w];
+        if (avail < room)
+          room = avail;
+      }
+      if (!b || (uint64_t)n * b <= room)
         continue;
       if (forced == UINT32_MAX || s->obs_live[w] > s->obs_live[forced])
         forced = w;

@@ -20,7 +20,8 @@ def case(N, R, K, maxlen=6, seed=0x1234567, layout="aos", acc="inc", compaction=
          allq=False, partial=False, verify=False, mega=False, reuse=False, threshold=None,
          align=0, legacy=False, raw=False, fault=None, entry=(1, 1), nxt=None, works=(),
          block=32, limit="backstop", short=0, mb=None):
-    """mb: (kind, work, at, amount) for the lies, ("fail", work, call name, nth call)."""
+    """mb: (kind, work, at, amount) for the lies, ("fail", work, call name, nth call).
+    A work with "append": True gets an append-allocated pool (issue 18)."""
     f0 = (layout == "soa") | ACC[acc] << 1 | compaction << 3 | allq << 4 | partial << 5 \
         | verify << 6 | mega << 7
     tmode, tval = 0, 0
@@ -63,6 +64,9 @@ def case(N, R, K, maxlen=6, seed=0x1234567, layout="aos", acc="inc", compaction=
         kind, work, at, amount = mb
     b += bytes([LIMIT[limit], short, MB[kind], work]) + struct.pack("<H", at)
     b += bytes([amount, call])
+    append = sum(1 << i for i, w in enumerate(works) if w.get("append"))
+    if append:  # older seeds end before this byte: it reads as 0
+        b += bytes([append])
     return b
 
 
@@ -205,6 +209,35 @@ for call, nth in (("reset", 1), ("enqueue_count_readback", 1), ("enqueue_count_r
                                               mb=("fail", 0, call, nth))
 seeds["mb_fail_w1_host_count"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO,
                                       mb=("fail", 1, "host_count", 4))
+# issue 18: append-allocated pools (available slots C - extent < C - L while
+# releases leave holes; reclaim when empty, compaction from extent 32 on)
+APPEND6 = dict(SPEC6_WORK, append=True)
+for layout in ("aos", "soa"):
+    for acc in ("mat", "inc", "fused"):
+        seeds[f"append_spec6_{layout}_{acc}"] = case(67, 8, 3, maxlen=3, layout=layout, acc=acc,
+                                                     reuse=True, nxt=SPEC6_NEXT, works=[APPEND6])
+seeds["append_spec6_drain_largest"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT,
+                                           works=[dict(APPEND6, drain=2)])
+seeds["append_two_works"] = case(120, 4, 4, maxlen=8, nxt=K4, reuse=True,
+                                 works=[dict(TWO[0], append=True), dict(TWO[1], append=True)])
+seeds["append_two_works_w1"] = case(120, 4, 4, maxlen=8, acc="mat", layout="soa", nxt=K4,
+                                    works=[TWO[0], dict(TWO[1], append=True)])
+seeds["append_two_works_partial"] = case(120, 8, 4, maxlen=8, partial=True, nxt=K4,
+                                         works=[dict(TWO[0], C=3, append=True),
+                                                dict(TWO[1], C=5, append=True)])
+seeds["append_stage_self_loops"] = case(64, 16, 2, maxlen=5, nxt=[(2, 1), (1, 0)],
+                                        works=[{"C": 48, "amax": 6, "producers": {1: (3, 0)},
+                                                "stages": [(0, 1), (1, 1), (2, 3)],
+                                                "append": True}])
+seeds["append_large_n_r64"] = case(300, 64, 5, maxlen=12, acc="fused", layout="soa",
+                                   nxt=[(2, 3), (3, 4), (4, 5), (5, 1), (1, 0)],
+                                   works=[dict(TWO[0], append=True)])
+seeds["append_limit_exact"] = case(120, 4, 4, maxlen=8, nxt=K4, limit="exact",
+                                   works=[dict(TWO[0], append=True), TWO[1]])
+seeds["append_mb_rise"] = case(120, 4, 4, maxlen=8, nxt=K4, mb=("rise", 0, 9, 1),
+                               works=[dict(TWO[0], append=True), TWO[1]])
+seeds["append_fault_backend"] = case(67, 8, 3, maxlen=3, nxt=SPEC6_NEXT, works=[APPEND6],
+                                     reuse=True, fault=("backend", 60))
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 os.makedirs(out, exist_ok=True)

@@ -6,7 +6,8 @@
  * Floating point: every float computation is `precise` (SPIR-V NoContraction:
  * no fma contraction, no reassociation), the twin of -ffp-contract=off /
  * --fmad=false; no GLSL builtins whose rounding is not exact (dot, normalize,
- * length are written out in C's order); copysign is done on the bits; float
+ * length are written out in C's order; every division and sqrt goes through
+ * pt_div / pt_sqrt, correctly rounded); copysign is done on the bits; float
  * constants are given as their bit patterns (C's rounding of the decimal
  * literal, no double rounding through the GLSL front end).
  *
@@ -260,6 +261,80 @@ precise float pt_rand(uint seed, uint pixel, uint sample_, uint bounce, uint dim
   return r;
 }
 
+/* ---- correctly rounded division and square root ----
+ * Vulkan lets OpFDiv and sqrt err by 2.5 and 3 ulp, and NVIDIA's driver
+ * uses that, while C and CUDA (-prec-div, -prec-sqrt: the defaults) round
+ * exactly. pt_div and pt_sqrt take the driver's result and step to a
+ * neighbouring float while that is nearer the exact value, judged by the
+ * residual a - b*q (x - s*s) computed without rounding error by Dekker's
+ * product (Veltkamp splitting, plain precise multiplies and adds: fma is
+ * not fused on every implementation, llvmpipe splits it). The quotient
+ * nearer a/b is the one with the smaller |a - b*q|, so division is exact
+ * by construction; for sqrt the distances are |x - s*s| / (sqrt(x) + s),
+ * weighed with sqrt(x) taken as the midpoint of the two candidates, which
+ * can misjudge only a root within about 2^-22 ulp of a rounding midpoint.
+ * A result that is already correctly rounded (lavapipe, the usual case)
+ * stays as it is. Operands or results outside [2^-40, 2^40] in magnitude
+ * (zero, infinite, NaN included) pass unchanged: Dekker's product is exact
+ * only away from overflow and underflow. Every float division and sqrt of
+ * the path tracer goes through these two. */
+bool pt_dekker_range(float x) {
+  const float m = abs(x);
+  return m >= uintBitsToFloat(0x2b800000u) && m <= uintBitsToFloat(0x53800000u); /* 2^-40, 2^40 */
+}
+/* a - b*q without rounding error while q is within a few ulp of a/b */
+precise float pt_residual(float a, float b, float q) {
+  precise float p = b * q;
+  precise float cb = 4097.0 * b;
+  precise float bh = cb - (cb - b);
+  precise float bl = b - bh;
+  precise float cq = 4097.0 * q;
+  precise float qh = cq - (cq - q);
+  precise float ql = q - qh;
+  precise float err = ((bh * qh - p) + bh * ql + bl * qh) + bl * ql; /* b*q = p + err */
+  precise float r = (a - p) - err;
+  return r;
+}
+/* the float next to q (nonzero, finite) towards +infinity or -infinity */
+float pt_next_float(float q, bool up) {
+  const uint bits = floatBitsToUint(q);
+  return uintBitsToFloat(up == (q > 0.0) ? bits + 1u : bits - 1u);
+}
+precise float pt_div(float a, float b) {
+  precise float q = a / b;
+  if (!pt_dekker_range(a) || !pt_dekker_range(b) || !pt_dekker_range(q))
+    return q;
+  for (uint i = 0u; i < 3u; ++i) {
+    const float e = pt_residual(a, b, q);
+    if (e == 0.0)
+      break;
+    const float n = pt_next_float(q, (e > 0.0) == (b > 0.0)); /* towards a/b = q + e/b */
+    if (!(abs(pt_residual(a, b, n)) < abs(e)))
+      break;
+    q = n;
+  }
+  return q;
+}
+precise float pt_sqrt(float x) {
+  precise float s = sqrt(x);
+  if (!pt_dekker_range(x) || !pt_dekker_range(s) || !(s > 0.0))
+    return s;
+  for (uint i = 0u; i < 3u; ++i) {
+    const float e = pt_residual(x, s, s);
+    if (e == 0.0)
+      break;
+    const float n = pt_next_float(s, e > 0.0);
+    const float en = pt_residual(x, n, n);
+    /* |sqrt(x) - n| < |sqrt(x) - s|, with sqrt(x) ~ (s + n) / 2 */
+    precise float dn = abs(en) * (3.0 * s + n);
+    precise float ds = abs(e) * (s + 3.0 * n);
+    if (!(dn < ds))
+      break;
+    s = n;
+  }
+  return s;
+}
+
 /* ---- vectors: componentwise ops are exact twins; sums in C's order ---- */
 precise vec3 v_add(vec3 a, vec3 b) { precise vec3 r = vec3(a.x + b.x, a.y + b.y, a.z + b.z); return r; }
 precise vec3 v_sub(vec3 a, vec3 b) { precise vec3 r = vec3(a.x - b.x, a.y - b.y, a.z - b.z); return r; }
@@ -271,7 +346,7 @@ precise float v_dot(vec3 a, vec3 b) {
   return r;
 }
 precise vec3 v_norm(vec3 a) {
-  precise float s = 1.0 / sqrt(v_dot(a, a));
+  precise float s = pt_div(1.0, pt_sqrt(v_dot(a, a)));
   return v_scale(a, s);
 }
 precise vec3 v_madd(vec3 a, vec3 b, float s) { /* a + b*s */
@@ -327,7 +402,7 @@ void pt_sincos_2pi(float u, out float s, out float c) {
 /* Orthonormal basis around unit n (Duff et al. 2017) */
 void pt_basis(vec3 n, out vec3 t, out vec3 b) {
   precise float sign_ = pt_copysign(1.0, n.z);
-  precise float a = -1.0 / (sign_ + n.z);
+  precise float a = pt_div(-1.0, sign_ + n.z);
   precise float bb = n.x * n.y * a;
   precise vec3 t_ = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * bb, -sign_ * n.x);
   precise vec3 b_ = vec3(bb, sign_ + n.y * n.y * a, -n.y);
@@ -368,7 +443,7 @@ precise float pt_prim_hit(pt_prim p, vec3 o, vec3 d, float tmin, float tmax) {
     precise float disc = b * b - c;
     if (disc < 0.0)
       return PT_INF;
-    precise float sq = sqrt(disc);
+    precise float sq = pt_sqrt(disc);
     precise float t = -b - sq;
     if (t <= tmin)
       t = -b + sq;
@@ -377,12 +452,12 @@ precise float pt_prim_hit(pt_prim p, vec3 o, vec3 d, float tmin, float tmax) {
   precise float den = v_dot(p.n, d);
   if (abs(den) < PT_DEN_EPS)
     return PT_INF;
-  precise float t = v_dot(p.n, v_sub(p.p, o)) / den;
+  precise float t = pt_div(v_dot(p.n, v_sub(p.p, o)), den);
   if (!(t > tmin && t < tmax))
     return PT_INF;
   precise vec3 q = v_sub(v_madd(o, d, t), p.p);
-  precise float s = v_dot(q, p.u) / v_dot(p.u, p.u);
-  precise float r = v_dot(q, p.v) / v_dot(p.v, p.v);
+  precise float s = pt_div(v_dot(q, p.u), v_dot(p.u, p.u));
+  precise float r = pt_div(v_dot(q, p.v), v_dot(p.v, p.v));
   return (s >= 0.0 && s <= 1.0 && r >= 0.0 && r <= 1.0) ? t : PT_INF;
 }
 
@@ -403,8 +478,8 @@ pt_ray pt_ray_make(vec3 o, vec3 d) {
   pt_ray r;
   r.o = o;
   r.d = d;
-  precise vec3 inv = vec3(d.x != 0.0 ? 1.0 / d.x : PT_INF, d.y != 0.0 ? 1.0 / d.y : PT_INF,
-                          d.z != 0.0 ? 1.0 / d.z : PT_INF);
+  precise vec3 inv = vec3(d.x != 0.0 ? pt_div(1.0, d.x) : PT_INF, d.y != 0.0 ? pt_div(1.0, d.y) : PT_INF,
+                          d.z != 0.0 ? pt_div(1.0, d.z) : PT_INF);
   r.inv = inv;
   const float ax = abs(d.x), ay = abs(d.y), az = abs(d.z);
   uint kz = 2u;
@@ -423,9 +498,9 @@ pt_ray pt_ray_make(vec3 o, vec3 d) {
   r.kx = kx;
   r.ky = ky;
   r.kz = kz;
-  precise float sx = d[kx] / dz;
-  precise float sy = d[ky] / dz;
-  precise float sz = 1.0 / dz;
+  precise float sx = pt_div(d[kx], dz);
+  precise float sy = pt_div(d[ky], dz);
+  precise float sz = pt_div(1.0, dz);
   r.sx = sx;
   r.sy = sy;
   r.sz = sz;
@@ -451,7 +526,7 @@ precise float pt_tri_hit(pt_tri tri, pt_ray r, float tmin, float tmax, out float
   if (det == 0.0)
     return PT_INF;
   precise float T = U * (r.sz * az) + V * (r.sz * bz) + W * (r.sz * cz);
-  precise float inv = 1.0 / det;
+  precise float inv = pt_div(1.0, det);
   precise float t = T * inv;
   if (!(t > tmin && t < tmax))
     return PT_INF;
@@ -558,7 +633,7 @@ bool pt_tri_occluded(pt_scene_ref sc, vec3 o, vec3 d, float tmax) {
 /* Geometric unit normal of prim at point x (outward for spheres). */
 precise vec3 pt_normal(pt_prim p, vec3 x) {
   if (p.kind == PT_PRIM_SPHERE) {
-    precise float s = 1.0 / p.r;
+    precise float s = pt_div(1.0, p.r);
     return v_scale(v_sub(x, p.p), s);
   }
   return p.n;
@@ -653,9 +728,9 @@ precise float pt_fresnel(float cos_i, float eta, out float cos_t) {
     cos_t = 0.0;
     return 1.0;
   }
-  precise float ct = sqrt(1.0 - sin2_t);
-  precise float rs = (eta * cos_i - ct) / (eta * cos_i + ct);
-  precise float rp = (cos_i - eta * ct) / (cos_i + eta * ct);
+  precise float ct = pt_sqrt(1.0 - sin2_t);
+  precise float rs = pt_div(eta * cos_i - ct, eta * cos_i + ct);
+  precise float rp = pt_div(cos_i - eta * ct, cos_i + eta * ct);
   cos_t = ct;
   precise float r = 0.5 * (rs * rs + rp * rp);
   return r;
@@ -663,19 +738,19 @@ precise float pt_fresnel(float cos_i, float eta, out float cos_t) {
 
 precise float pt_thin_reflectance(pt_material m, float cos_i) {
   float ct;
-  precise float inv_ior = 1.0 / m.ior;
+  precise float inv_ior = pt_div(1.0, m.ior);
   precise float r = pt_fresnel(cos_i, inv_ior, ct);
-  precise float res = 2.0 * r / (1.0 + r);
+  precise float res = pt_div(2.0 * r, 1.0 + r);
   return res;
 }
 
 precise float pt_ggx_d(float alpha2, float cos_h) {
   precise float k = cos_h * cos_h * (alpha2 - 1.0) + 1.0;
-  precise float r = alpha2 / (PT_PI * k * k);
+  precise float r = pt_div(alpha2, PT_PI * k * k);
   return r;
 }
 precise float pt_ggx_g1(float alpha2, float c) {
-  precise float r = 2.0 * c / (c + sqrt(alpha2 + (1.0 - alpha2) * c * c));
+  precise float r = pt_div(2.0 * c, c + pt_sqrt(alpha2 + (1.0 - alpha2) * c * c));
   return r;
 }
 precise vec3 pt_schlick(vec3 f0, float c) {
@@ -703,14 +778,14 @@ precise vec3 pt_principled_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 
     return vec3(0.0);
   precise float fm = 1.0 - oh;
   precise float m5 = fm * fm * fm * fm * fm;
-  precise float r0 = (m.ior - 1.0) / (m.ior + 1.0);
+  precise float r0 = pt_div(m.ior - 1.0, m.ior + 1.0);
   precise float f0d = r0 * r0;
   precise float fd = f0d + (1.0 - f0d) * m5;
   precise float metal = m.metallic;
   precise float diel = 1.0 - m.metallic;
   precise float a2 = m.alpha * m.alpha;
   precise float d = pt_ggx_d(a2, cos_h);
-  precise float spec = d * pt_ggx_g1(a2, cos_o) * pt_ggx_g1(a2, cos_i) / (4.0 * cos_o * cos_i);
+  precise float spec = pt_div(d * pt_ggx_g1(a2, cos_o) * pt_ggx_g1(a2, cos_i), 4.0 * cos_o * cos_i);
   precise vec3 fmetal = pt_schlick(base, oh);
   precise float kd = diel * (1.0 - fd) * PT_INV_PI;
   precise float ks = diel * m5 * PT_INV_PI;
@@ -720,11 +795,11 @@ precise vec3 pt_principled_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 
   precise float c2 = m.coat_alpha * m.coat_alpha;
   precise float dc = pt_ggx_d(c2, cos_h);
   precise float fc = m.coat * (PT_F004 + PT_F096 * m5);
-  precise float coat = fc * dc * pt_ggx_g1(c2, cos_o) * pt_ggx_g1(c2, cos_i) / (4.0 * cos_o * cos_i);
+  precise float coat = pt_div(fc * dc * pt_ggx_g1(c2, cos_o) * pt_ggx_g1(c2, cos_i), 4.0 * cos_o * cos_i);
   layer = v_scale(layer, 1.0 - fc);
   float pc, ps;
   pt_principled_probs(m, pc, ps);
-  precise float p = (1.0 - pc - ps) * cos_i * PT_INV_PI + (ps * d + pc * dc) * cos_h / (4.0 * oh);
+  precise float p = (1.0 - pc - ps) * cos_i * PT_INV_PI + pt_div((ps * d + pc * dc) * cos_h, 4.0 * oh);
   pdf = p;
   precise vec3 r = vec3(layer.x + coat, layer.y + coat, layer.z + coat);
   return r;
@@ -753,9 +828,9 @@ precise vec3 pt_bsdf_eval(pt_material m, vec3 base, vec3 n, vec3 wo, vec3 wi, ou
     return vec3(0.0);
   precise float d = pt_ggx_d(alpha2, cos_h);
   precise float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
-  precise float p = d * cos_h / (4.0 * oh);
+  precise float p = pt_div(d * cos_h, 4.0 * oh);
   pdf = p;
-  precise float s = d * g / (4.0 * cos_o * cos_i);
+  precise float s = pt_div(d * g, 4.0 * cos_o * cos_i);
   return v_scale(pt_schlick(base, oh), s);
 }
 
@@ -803,15 +878,15 @@ uint pt_sample_light(pt_args a, inout pt_shadow s) {
   if (L.kind == PT_LIGHT_QUAD) {
     lp = v_madd(v_madd(L.p, L.u, u), L.v, v);
   } else {
-    precise float r = sqrt(u);
+    precise float r = pt_sqrt(u);
     precise float wu = r * (1.0 - v);
     precise float wv = r * v;
     lp = v_madd(v_madd(L.p, L.u, wu), L.v, wv);
   }
   precise vec3 wi = v_sub(lp, s.pos);
   precise float dist2 = v_dot(wi, wi);
-  precise float dist = sqrt(dist2);
-  precise float inv_dist = 1.0 / dist;
+  precise float dist = pt_sqrt(dist2);
+  precise float inv_dist = pt_div(1.0, dist);
   wi = v_scale(wi, inv_dist);
   precise float cos_s = v_dot(s.nrm, wi);
   precise float cos_l = -v_dot(L.n, wi);
@@ -819,7 +894,7 @@ uint pt_sample_light(pt_args a, inout pt_shadow s) {
     pt_count(a, PT_CTR_REJECTED);
     return PT_STAGE_DONE;
   }
-  precise float pdf_l = dist2 / (cos_l * L.area) * L.select_pdf;
+  precise float pdf_l = pt_div(dist2, cos_l * L.area) * L.select_pdf;
   float pdf_b;
   const pt_material m = pt_material_at(sc, s.material);
   precise vec3 f = pt_bsdf_eval(m, s.base, s.nrm, s.wo, wi, pdf_b);
@@ -827,14 +902,14 @@ uint pt_sample_light(pt_args a, inout pt_shadow s) {
     pt_count(a, PT_CTR_REJECTED);
     return PT_STAGE_DONE;
   }
-  precise float w = s.last != 0u ? 1.0 : pdf_l * pdf_l / (pdf_l * pdf_l + pdf_b * pdf_b);
+  precise float w = s.last != 0u ? 1.0 : pt_div(pdf_l * pdf_l, pdf_l * pdf_l + pdf_b * pdf_b);
 #if PT_STRATEGY == 1
   w = 1.0;
 #elif PT_STRATEGY == 2
   pt_count(a, PT_CTR_REJECTED);
   return PT_STAGE_DONE;
 #endif
-  precise float k = cos_s * w / pdf_l;
+  precise float k = pt_div(cos_s * w, pdf_l);
   s.contrib = v_scale(v_mul(v_mul(s.contrib, f), L.emission), k);
   s.pos = v_madd(s.pos, s.nrm, PT_EPS);
   s.wo = wi;

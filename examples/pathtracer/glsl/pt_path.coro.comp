@@ -67,7 +67,7 @@ uint pt_next_bounce(ws_item it, inout pt_frame f, pt_args a, uint pixel, uint sa
     precise float q = min(v_max(f.beta), PT_RR_MAX);
     if (pt_rand(a.seed, pixel, sample_, vertex, PT_DIM_RR) >= q)
       return pt_finish(it, f, a);
-    precise float inv_q = 1.0 / q;
+    precise float inv_q = pt_div(1.0, q);
     f.beta = v_scale(f.beta, inv_q);
   }
   return PT_INTERSECT;
@@ -81,8 +81,8 @@ uint pt_generate(ws_item it, inout pt_frame f, pt_args_ref r) {
   const uint px = pixel % a.width, py = pixel / a.width;
   precise float jx = pt_rand(a.seed, pixel, sample_, 0u, PT_DIM_CAM_X);
   precise float jy = pt_rand(a.seed, pixel, sample_, 0u, PT_DIM_CAM_Y);
-  precise float u = (float(px) + jx) / float(a.width);
-  precise float v = 1.0 - (float(py) + jy) / float(a.height);
+  precise float u = pt_div(float(px) + jx, float(a.width));
+  precise float v = 1.0 - pt_div(float(py) + jy, float(a.height));
   precise vec3 target = v_madd(v_madd(cam.lower_left, cam.horizontal, u), cam.vertical, v);
   f.org = cam.eye;
   f.dir = v_norm(v_sub(target, cam.eye));
@@ -127,10 +127,10 @@ pt_surface pt_surface_of(pt_scene_ref sc, pt_frame f) {
 }
 
 precise vec3 pt_cosine_dir(vec3 n, float u1, float u2, out float cz) {
-  precise float rr = sqrt(u1);
+  precise float rr = pt_sqrt(u1);
   float sn, cs;
   pt_sincos_2pi(u2, sn, cs);
-  precise float c = sqrt(max(0.0, 1.0 - u1));
+  precise float c = pt_sqrt(max(0.0, 1.0 - u1));
   cz = c;
   precise float lx = rr * cs;
   precise float ly = rr * sn;
@@ -138,9 +138,9 @@ precise vec3 pt_cosine_dir(vec3 n, float u1, float u2, out float cz) {
 }
 
 precise vec3 pt_ggx_half(vec3 n, float alpha2, float u1, float u2, out float cos_h) {
-  precise float cos2_h = (1.0 - u1) / (1.0 + (alpha2 - 1.0) * u1);
-  precise float ch = sqrt(cos2_h);
-  precise float sin_h = sqrt(max(0.0, 1.0 - cos2_h));
+  precise float cos2_h = pt_div(1.0 - u1, 1.0 + (alpha2 - 1.0) * u1);
+  precise float ch = pt_sqrt(cos2_h);
+  precise float sin_h = pt_sqrt(max(0.0, 1.0 - cos2_h));
   cos_h = ch;
   float sn, cs;
   pt_sincos_2pi(u2, sn, cs);
@@ -198,9 +198,9 @@ uint pt_shade_glossy(ws_item it, inout pt_frame f, pt_args_ref r) {
   if (oh <= 0.0 || cos_i <= 0.0 || cos_o <= 0.0 || v_dot(wi, sf.ng) <= 0.0)
     return pt_finish(it, f, a);
   precise float g = pt_ggx_g1(alpha2, cos_o) * pt_ggx_g1(alpha2, cos_i);
-  precise float k = g * oh / (cos_o * cos_h);
+  precise float k = pt_div(g * oh, cos_o * cos_h);
   f.beta = v_mul(f.beta, v_scale(pt_schlick(base, oh), k));
-  precise float pdf = pt_ggx_d(alpha2, cos_h) * cos_h / (4.0 * oh);
+  precise float pdf = pt_div(pt_ggx_d(alpha2, cos_h) * cos_h, 4.0 * oh);
   f.prev_pdf = pdf;
   f.prev_pos = sf.pos;
   f.dir = wi;
@@ -244,7 +244,7 @@ uint pt_shade_principled(ws_item it, inout pt_frame f, pt_args_ref r) {
   precise vec3 fv = pt_bsdf_eval(m, base, n, wo, wi, pdf);
   if (!(pdf > 0.0) || v_zero(fv))
     return pt_finish(it, f, a);
-  precise float k = v_dot(n, wi) / pdf;
+  precise float k = pt_div(v_dot(n, wi), pdf);
   f.beta = v_mul(f.beta, v_scale(fv, k));
   f.prev_pdf = pdf;
   f.prev_pos = sf.pos;
@@ -277,7 +277,7 @@ uint pt_shade_dielectric(ws_item it, inout pt_frame f, pt_args_ref r) {
     }
     return pt_next_bounce(it, f, a, pixel, sample_);
   }
-  precise float eta = entering ? 1.0 / m.ior : m.ior;
+  precise float eta = entering ? pt_div(1.0, m.ior) : m.ior;
   float cos_t;
   precise float fr = pt_fresnel(cos_i, eta, cos_t);
   if (lobe < fr) {
@@ -317,8 +317,8 @@ uint pt_shade_emissive(ws_item it, inout pt_frame f, pt_args_ref r) {
       const pt_light L = pt_light_at(sc, li);
       precise vec3 x = v_madd(f.org, f.dir, f.hit_t);
       precise vec3 dv = v_sub(x, f.prev_pos);
-      precise float pdf_l = v_dot(dv, dv) / (cos_l * L.area) * L.select_pdf;
-      w = f.prev_pdf * f.prev_pdf / (f.prev_pdf * f.prev_pdf + pdf_l * pdf_l);
+      precise float pdf_l = pt_div(v_dot(dv, dv), cos_l * L.area) * L.select_pdf;
+      w = pt_div(f.prev_pdf * f.prev_pdf, f.prev_pdf * f.prev_pdf + pdf_l * pdf_l);
 #if PT_STRATEGY == 1
       w = 0.0;
 #elif PT_STRATEGY == 2

@@ -8,7 +8,7 @@
 WS_FRAME(collatz_frame, COLLATZ_FIELDS)
 WS_ARGS(collatz_args_ref) { collatz_args a; }; /* the arguments, at a device address */
 
-uint collatz_entry(ws_item it, inout collatz_frame f, collatz_args_ref r) {
+uint collatz_init(ws_item it, inout collatz_frame f, collatz_args_ref r) {
   f.value = it.id + 2u;
   return f.value % 2u != 0u ? ODD : EVEN;
 }
@@ -31,4 +31,4 @@ uint collatz_even(ws_item it, inout collatz_frame f, collatz_args_ref r) {
 }
 
 #define COLLATZ_CONTINUATIONS(X) X(EVEN, collatz_even) X(ODD, collatz_odd)
-WS_COROUTINE(collatz, collatz_frame, collatz_args_ref, collatz_entry, COLLATZ_CONTINUATIONS)
+WS_COROUTINE(collatz, collatz_frame, collatz_args_ref, collatz_init, COLLATZ_CONTINUATIONS)

@@ -17,7 +17,8 @@
 
 typedef struct cpu_loop {
   ws_loop_desc d;
-  ws_loop_stage *stages; /* [d.stage_count], owned */
+  ws_loop_stage *stages;    /* [d.stage_count], owned */
+  ws_loop_storage *storage; /* [d.storage_count], owned */
 } cpu_loop;
 
 ws_status ws_cpu_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out) {
@@ -33,7 +34,17 @@ ws_status ws_cpu_loop_create(ws_device *dev, const ws_loop_desc *desc, void **ou
     }
     memcpy(l->stages, desc->stages, desc->stage_count * sizeof *l->stages);
   }
+  if (desc->storage_count) {
+    l->storage = ws_calloc(desc->storage_count, sizeof *l->storage);
+    if (!l->storage) {
+      ws_free(l->stages);
+      ws_free(l);
+      return ws_dev_fail(dev, WS_ENOMEM, "cpu: device loop: out of host memory");
+    }
+    memcpy(l->storage, desc->storage, desc->storage_count * sizeof *l->storage);
+  }
   l->d.stages = l->stages;
+  l->d.storage = l->storage;
   *out = l;
   return WS_OK;
 }
@@ -44,6 +55,7 @@ void ws_cpu_loop_destroy(ws_device *dev, void *loop) {
   if (!l)
     return;
   ws_free(l->stages);
+  ws_free(l->storage);
   ws_free(l);
 }
 
@@ -133,6 +145,14 @@ ws_status ws_cpu_loop_run(ws_device *dev, void *loop) {
     }
     ws_dec_observe_works(st);
     ws_dec_decide(st);
+    /* append storages the decision compacted (issue 18), before the plan */
+    for (uint32_t i = 0; i < l->d.storage_count; ++i) {
+      ws_queue_args sq = l->storage[i].q;
+      sq.n = *WS_DEC_PTR(const uint32_t, l->storage[i].live);
+      sq.scan = *WS_DEC_PTR(const uint32_t, l->storage[i].scan);
+      if (sq.scan > sq.n && (r = ops->queue_compact(dev, &sq)) != WS_OK)
+        return r;
+    }
     const ws_dec_plan plan = st->plan;
     const uint32_t more = ws_dec_loop_next(st);
     if ((r = run_plan(dev, l, st, &plan)) != WS_OK)

@@ -9,6 +9,8 @@
  *     decide: one block copies the loop state into shared memory, runs the
  *             decisions of decide.h (the code the host loop runs), writes the
  *             state back and sets `branch` and `more`
+ *     [append storages] each one's compaction over the range the decision
+ *             set (selections and a move that find nothing when it is empty)
  *     SWITCH (handle `branch`) {
  *       0 NONE            nothing (done, or an error the host reads back)
  *       1 REFILL          [compaction] or [free-slot gather], entry, [publish]
@@ -233,6 +235,10 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
         d->state, bytes, d->K, d->stage_count, smem, ws_cuda_dl_zero_word(dev), more, branch);
     r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__);
   }
+  /* issue 18: append storages compacted before the plan's launches */
+  for (uint32_t i = 0; r == WS_OK && i < d->storage_count; ++i)
+    r = ws_cuda_dl_compact(dev, &d->storage[i].q, (const uint32_t *)(uintptr_t)d->storage[i].live,
+                           (const uint32_t *)(uintptr_t)d->storage[i].scan);
   if (r == WS_OK) {
     cudaStreamCaptureStatus cs;
     const cudaGraphNode_t *deps = NULL;

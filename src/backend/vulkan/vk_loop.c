@@ -13,6 +13,8 @@
  *     [verification] zero recount; count into recount
  *     decide (loop.comp, mode 0, one invocation): decide.glsl's decisions,
  *            then the group counts of every launch below
+ *     [append storages] each one's compaction over the range the decision
+ *            chose (issue 18; compact_holes, compact_move)
  *     [compaction]   holes, movers
  *     gather
  *     the steps of continuations 0..K and the auxiliary stage kernels
@@ -22,7 +24,8 @@
  * group count the decide shader wrote this iteration: 0 for every launch the
  * plan does not run, so one recording serves every plan (the CUDA loop's
  * SWITCH node, as indirect dispatches). Queue shaders read their sizes from
- * the loop's words (loop.glsl) and the steps from the plan (kernel.glsl), so
+ * the loop's words (loop.glsl) and the steps from the plan (kernel.glsl), one
+ * invocation per frame, so
  * nothing on the host changes between iterations. Barriers separate the
  * phases; the steps and stage kernels of one iteration share one barrier
  * under the greedy policy, where at most one of them has groups.
@@ -80,6 +83,11 @@ WS_VK_WORK_AT_(live_is_free, 72);
 WS_VK_WORK_AT_(obs_status, 76);
 WS_VK_WORK_AT_(has_avail, 96);
 WS_VK_WORK_AT_(counters, 104);
+WS_VK_WORK_AT_(src_extent, 112);
+WS_VK_WORK_AT_(storage_counters, 120);
+WS_VK_WORK_AT_(compact_live, 128);
+WS_VK_WORK_AT_(compact_scan, 132);
+_Static_assert(sizeof(ws_dec_work) == 136, "decide.glsl: WS_DEC_WORK_BYTES");
 _Static_assert(offsetof(ws_dstate, N) == 64 && offsetof(ws_dstate, aux_live) == 168 &&
                    offsetof(ws_dstate, pass) == 176 && offsetof(ws_dstate, tail_items) == 248 &&
                    offsetof(ws_dstate, plan) == 256 && offsetof(ws_dstate, err) == 320,
@@ -100,10 +108,13 @@ typedef struct loop_push {
   uint32_t block;
   uint32_t queue_block;
   uint32_t max_groups;
-  uint32_t stage_groups; /* word index of uint32_t[stages] in the loop's words */
+  uint32_t stage_groups;  /* word index of uint32_t[stages] in the loop's words */
+  uint32_t storage_words; /* word index of the append storages' blocks (8 words each) */
+  uint32_t storages;
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
+WS_VK_PUSH_CHECK_(loop_push, storages, 56);
 
 typedef struct ws_vk_loop {
   VkCommandPool pool; /* its own: the stream's pool is reset at every synchronization */
@@ -256,6 +267,24 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     bind(&r, vk->loop_pipeline, &lp, sizeof lp);
     vkCmdDispatch(l->cmd, 1, 1, 1);
     loop_barrier(l->cmd);
+    /* append storages (issue 18): each one's compaction over the range the
+     * decision chose (0 groups: none), before the plan's launches */
+    for (uint32_t k = 0; k < d->storage_count && st == WS_OK; ++k) {
+      const ws_queue_args *sq = &d->storage[k].q;
+      const compact_push sp = {sq->tokens, sq->ids,          sq->frames, 0,
+                               sq->scratch, vk->state->addr, 0,          0,
+                               WS_LAYOUT_AOS, sq->frame_size, 0,         0,
+                               dyn + 4u * (uint64_t)(lp.storage_words + 8u * k)};
+      const uint32_t c = 6u + d->K + d->stage_count + 2u * k;
+      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+        break;
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
+      loop_barrier(l->cmd);
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &sp, sizeof sp, c + 1u);
+      loop_barrier(l->cmd);
+    }
+    if (st != WS_OK)
+      break;
     if (compaction) {
       if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
@@ -298,6 +327,12 @@ static const char *unsupported(ws_device *dev, const ws_loop_desc *d, char *why,
   }
   if (d->flags & (WS_DEC_TAIL | WS_DEC_SCAN)) {
     snprintf(why, size, "GLSL modules have no tail and no scan-mode step");
+    return why;
+  }
+  if (groups_of(d->R, d->block) > max_x) {
+    snprintf(why, size, "%u resident frames need %llu workgroups of %u in one indirect dispatch, "
+             "the device allows %u",
+             d->R, (unsigned long long)groups_of(d->R, d->block), d->block, max_x);
     return why;
   }
   if (groups_of(d->R, vk->queue_block) > max_x) {
@@ -352,13 +387,19 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 1u;
   if (l->repeats > WS_VK_LOOP_REPEATS_MAX)
     l->repeats = WS_VK_LOOP_REPEATS_MAX;
-  l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0;
-  const uint32_t stage_word = WS_VK_DL_CMD + 3u * (6u + desc->K + desc->stage_count);
-  l->push = (loop_push){desc->state,     0,  desc->queue.slots, 0u, desc->K, desc->stage_count,
-                        desc->block,     vk->queue_block, vk->chunk_groups, stage_word};
-  /* the words: loop.glsl's, 3 per command, then each stage kernel's groups */
-  const uint32_t ncmd = 6u + desc->K + desc->stage_count;
-  const uint32_t nwords = WS_VK_DL_CMD + 3u * ncmd + desc->stage_count;
+  l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0 || desc->storage_count != 0;
+  /* the words: loop.glsl's, 3 per command, each stage kernel's groups, then
+   * each append storage's block */
+  const uint32_t ncmd = 6u + desc->K + desc->stage_count + 2u * desc->storage_count;
+  const uint32_t stage_word = WS_VK_DL_CMD + 3u * ncmd;
+  const uint32_t storage_word = stage_word + desc->stage_count;
+  const uint32_t nwords = storage_word + 8u * desc->storage_count;
+  l->push = (loop_push){desc->state,      0,
+                        desc->queue.slots, 0u,
+                        desc->K,          desc->stage_count,
+                        desc->block,      vk->queue_block,
+                        vk->props.limits.maxComputeWorkGroupCount[0], stage_word,
+                        storage_word,     desc->storage_count};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
     ws_free(l);
@@ -368,7 +409,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
     init[WS_VK_DL_CMD + 3u * c + 1u] = init[WS_VK_DL_CMD + 3u * c + 2u] = 1u;
   init[WS_VK_DL_HALT] = 1u;
   for (uint32_t i = 0; i < desc->stage_count; ++i)
-    init[WS_VK_DL_CMD + 3u * ncmd + i] = (uint32_t)groups_of(desc->stages[i].count, desc->block);
+    init[stage_word + i] = (uint32_t)groups_of(desc->stages[i].count, desc->block);
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .queueFamilyIndex = vk->family};
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,

@@ -65,6 +65,7 @@ const uint WS_DERR_AVAIL = 15u;
 const uint WS_DERR_AVAIL_EMPTY = 16u;
 const uint WS_DERR_SCAN = 17u;
 const uint WS_DERR_TAIL_LIMIT = 18u;
+const uint WS_DERR_EXTENT = 19u;
 
 const int WS_DEC_S_EPROTO_OVER_CAPACITY = -60;
 const int WS_DEC_S_EPROTO_STAGE_SUM = -61;
@@ -85,7 +86,7 @@ uint WS_COUNTS_LIMIT(uint K) { return K + 2u; }
 uint WS_COUNTS_SCANNED(uint K) { return K + 3u; }
 
 /* The records, member for member (the scalar layout gives them C's offsets;
- * the sizes are 64, 64, 112 and 384 bytes as decide.h asserts, and
+ * the sizes are 64, 64, 136 and 384 bytes as decide.h asserts, and
  * vk_loop.c asserts the offsets the GLSL block below spells out). */
 struct ws_dec_err {
   uint64_t iteration;
@@ -134,8 +135,12 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ws_dec_work_
   layout(offset = 92) uint avail;
   layout(offset = 96) uint has_avail;
   layout(offset = 104) uint64_t counters;
+  layout(offset = 112) uint64_t src_extent;
+  layout(offset = 120) uint64_t storage_counters;
+  layout(offset = 128) uint compact_live;
+  layout(offset = 132) uint compact_scan;
 };
-const uint WS_DEC_WORK_BYTES = 112u;
+const uint WS_DEC_WORK_BYTES = 136u;
 
 struct ws_dstate {
   uint64_t iteration_limit;
@@ -365,6 +370,50 @@ void ws_dec_select(inout ws_dstate d) {
   d.n = n;
   d.admit = n;
   d.evaluate = d.aux_count != 0u && n != 0u && d.best_count <= n ? 1u : 0u;
+}
+
+/* ---- phase 1b (device loops): append storage before admission (issue 18) ---- */
+
+const uint WS_DEC_COMPACT_MIN_EXTENT = 32u;
+
+void ws_dec_prepare_storage(inout ws_dstate d) {
+  for (uint i = 0u; i < d.aux_count; ++i) {
+    ws_dec_work_ref w = ws_dec_work_at(d, i);
+    w.compact_live = 0u;
+    w.compact_scan = 0u;
+    if (w.src_extent != 0ul)
+      w.has_avail = 0u;
+  }
+  if (d.status != WS_DEC_RUNNING || d.evaluate == 0u)
+    return;
+  for (uint i = 0u; i < d.aux_count; ++i) {
+    ws_dec_work_ref w = ws_dec_work_at(d, i);
+    if (w.src_extent == 0ul || ws_dec_u32s(w.bound).v[d.sel] == 0u)
+      continue;
+    ws_dec_u32s word = ws_dec_u32s(w.src_extent);
+    uint e = word.v[0];
+    const uint L = w.live;
+    if (e > w.capacity || L > e) {
+      ws_dec_fail(d, WS_DEC_S_EPROTO_CLIENT, WS_DERR_EXTENT, i, 0u, d.sel, e, L, w.capacity, 0ul);
+      return;
+    }
+    const bool counted = w.storage_counters != 0ul;
+    ws_dec_u64s sc = ws_dec_u64s(w.storage_counters);
+    if (L == 0u) {
+      if (e != 0u && counted)
+        sc.v[0] += 1ul;
+      e = 0u;
+    } else if (e >= WS_DEC_COMPACT_MIN_EXTENT && uint64_t(e) >= 2ul * uint64_t(L)) {
+      w.compact_live = L;
+      w.compact_scan = e;
+      if (counted)
+        sc.v[1] += 1ul;
+      e = L;
+    }
+    word.v[0] = e;
+    w.avail = w.capacity - e;
+    w.has_avail = 1u;
+  }
 }
 
 /* ---- phase 2: admission, drain, competition, refill or resume ---- */
@@ -612,6 +661,7 @@ void ws_dec_commit(inout ws_dstate d) {
 void ws_dec_decide(inout ws_dstate d) {
   ws_dec_observe(d);
   ws_dec_select(d);
+  ws_dec_prepare_storage(d);
   ws_dec_admit(d);
   ws_dec_commit(d);
 }
@@ -641,6 +691,13 @@ void ws_dec_observe_works(inout ws_dstate d) {
     ws_dec_u32s q = ws_dec_u32s(w.q);
     for (uint s = 0u; s < w.stage_count; ++s)
       q.v[s] = src.v[s];
+    if (w.src_extent != 0ul && w.storage_counters != 0ul) {
+      /* the peak extent, as the host pool observes it at every boundary */
+      ws_dec_u64s sc = ws_dec_u64s(w.storage_counters);
+      const uint e = ws_dec_u32s(w.src_extent).v[0];
+      if (e > sc.v[2])
+        sc.v[2] = e;
+    }
   }
 }
 

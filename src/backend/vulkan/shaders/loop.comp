@@ -20,6 +20,10 @@
  *   c = 4          publish over the launch's frames
  *   c = 5 + j      the step of continuation j (0 = the entry), strided
  *   c = 6 + K + i  auxiliary stage kernel i (statistics order)
+ *   c = 6 + K + S + 2 k, + 1   append storage k's compaction (issue 18):
+ *                  holes over [0, live), movers over [live, scan), the range
+ *                  decide.glsl's ws_dec_prepare_storage chose, in the words
+ *                  of block k (compact.glsl reads them as WS_DL_COMPACT_*)
  */
 #include "wavesched/kernel.glsl"
 #include "loop.glsl"
@@ -34,8 +38,10 @@ layout(push_constant, scalar) uniform loop_pc {
   layout(offset = 32) uint stages;      /* S: auxiliary stage kernels */
   layout(offset = 36) uint block;       /* the coroutine's workgroup size */
   layout(offset = 40) uint queue_block; /* the queue shaders' */
-  layout(offset = 44) uint max_groups;  /* the steps' grid limit (they stride) */
+  layout(offset = 44) uint max_groups;  /* the grid limit vk_loop.c checked R against */
   layout(offset = 48) uint stage_groups; /* word of uint[S]: each stage kernel's groups */
+  layout(offset = 52) uint storage_words; /* word of the append storages' blocks, 8 words each */
+  layout(offset = 56) uint storages;      /* works with append storage */
 } P;
 
 const uint CMD_OBS = 0u;
@@ -55,15 +61,14 @@ void set_cmd(uint c, uint x) {
 }
 
 void clear_cmds() {
-  const uint n = 6u + P.K + P.stages;
+  const uint n = 6u + P.K + P.stages + 2u * P.storages;
   for (uint c = 0u; c < n; ++c)
     set_cmd(c, 0u);
 }
 
-void step_cmd(uint src, uint n) {
-  const uint g = groups(n, P.block);
-  set_cmd(CMD_STEP + src, g < P.max_groups ? g : P.max_groups);
-}
+/* one invocation per frame (kernel.glsl's step has no loop: vk_loop.c
+ * refuses pools whose grid exceeds max_groups) */
+void step_cmd(uint src, uint n) { set_cmd(CMD_STEP + src, groups(n, P.block)); }
 
 void main() {
   ws_dec_u32s w = ws_dec_u32s(P.dyn);
@@ -87,6 +92,24 @@ void main() {
   const ws_dec_plan p = d.plan;
   const uint more = ws_dec_loop_next(d);
   ws_dstate_ref(P.state).v = d;
+  /* append storages, in registration order (loop_device.c lists them so):
+   * compacted before the plan's launches, whatever the plan */
+  uint k = 0u;
+  for (uint i = 0u; i < d.aux_count && P.storages != 0u; ++i) {
+    ws_dec_work_ref aw = ws_dec_work_at(d, i);
+    if (aw.src_extent == 0ul)
+      continue;
+    const uint live = aw.compact_live, scan = aw.compact_scan;
+    const uint block = P.storage_words + 8u * k;
+    w.v[block + WS_DL_COMPACT_N] = live;
+    w.v[block + WS_DL_COMPACT_SCAN] = scan;
+    if (scan > live) {
+      const uint c = 6u + P.K + P.stages + 2u * k;
+      set_cmd(c, groups(live, P.queue_block));
+      set_cmd(c + 1u, groups(scan - live, P.queue_block));
+    }
+    k += 1u;
+  }
   switch (p.action) {
   case WS_ACT_REFILL:
   case WS_ACT_RESUME:
@@ -119,8 +142,8 @@ void main() {
       step_cmd(j, ws_dec_u32s(d.counts).v[j]);
     break;
   case WS_ACT_STAGE: {
-    const uint k = ws_dec_work_at(d, p.work).first_stat + p.stage;
-    set_cmd(CMD_STEP + P.K + 1u + k, w.v[P.stage_groups + k]);
+    const uint stat = ws_dec_work_at(d, p.work).first_stat + p.stage;
+    set_cmd(CMD_STEP + P.K + 1u + stat, w.v[P.stage_groups + stat]);
     break;
   }
   default:

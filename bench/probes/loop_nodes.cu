@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// loop_nodes — what each piece of the CUDA device loop's graph costs per
+// iteration (docs/decisions.md, device loop). Not part of the build:
+//   nvcc -O2 -arch=sm_90 -o loop_nodes bench/probes/loop_nodes.cu && ./loop_nodes
+// Every variant is a WHILE conditional node whose body starts with a one-block
+// decide kernel that counts iterations down and clears the WHILE condition at
+// the end; the variants add what the library's loop has:
+//   plain   decide -> step                              (DEVICE.md's probe)
+//   switch  decide -> SWITCH(2 branches) -> step in branch 1
+//   copy    decide copying a STATE-byte record to shared memory and back
+//           (256 threads), one thread deciding -> step
+//   both    copy + switch (the library's shape for a fused resume)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      printf("CUDA error %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_));                   \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+static double now_us() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// st[0] items, st[1] iterations left, st[2] iterations done; the rest of the
+// record (copy variants) is carried through shared memory as the library does
+__global__ void decide_k(unsigned long long *st, unsigned bytes, int n, int copy,
+                         cudaGraphConditionalHandle more, cudaGraphConditionalHandle branch,
+                         int use_branch) {
+  extern __shared__ unsigned long long sh[];
+  unsigned long long *d = st;
+  if (copy) {
+    for (unsigned i = threadIdx.x; i < bytes / 8u; i += blockDim.x)
+      sh[i] = st[i];
+    __syncthreads();
+    d = sh;
+  }
+  if (threadIdx.x == 0) {
+    d[1] -= 1;
+    d[2] += 1;
+    d[0] = (unsigned long long)n;
+    if (use_branch)
+      cudaGraphSetConditional(branch, 1);
+    if (d[1] == 0)
+      cudaGraphSetConditional(more, 0);
+  }
+  if (copy) {
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < bytes / 8u; i += blockDim.x)
+      st[i] = sh[i];
+  }
+}
+
+__global__ void step_k(const unsigned long long *st, unsigned *data) {
+  const int n = (int)st[0];
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    data[i] = data[i] * 1664525u + 1013904223u;
+}
+
+static int run(const char *name, int copy, int use_switch, unsigned bytes, int grid) {
+  const int n = 1024, N = 4000;
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  unsigned long long *st;
+  unsigned *data;
+  CK(cudaMalloc(&st, 64 << 10));
+  CK(cudaMalloc(&data, 4u << 20));
+  CK(cudaMemset(st, 0, 64 << 10));
+  CK(cudaMemset(data, 0, 4u << 20));
+  cudaGraph_t g;
+  CK(cudaGraphCreate(&g, 0));
+  cudaGraphConditionalHandle more, branch;
+  CK(cudaGraphConditionalHandleCreate(&more, g, 1, cudaGraphCondAssignDefault));
+  cudaGraphNodeParams wp = {};
+  wp.type = cudaGraphNodeTypeConditional;
+  wp.conditional.handle = more;
+  wp.conditional.type = cudaGraphCondTypeWhile;
+  wp.conditional.size = 1;
+  cudaGraphNode_t wn;
+  CK(cudaGraphAddNode(&wn, g, NULL, NULL, 0, &wp));
+  cudaGraph_t body = wp.conditional.phGraph_out[0];
+  CK(cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
+  int nn = n, cp = copy, ub = use_switch;
+  unsigned by = bytes;
+  void *a1[] = {&st, &by, &nn, &cp, &more, &branch, &ub};
+  void *a2[] = {&st, &data};
+  cudaKernelNodeParams k1 = {};
+  k1.func = (void *)decide_k;
+  k1.gridDim = dim3(1);
+  k1.blockDim = dim3(256);
+  k1.sharedMemBytes = copy ? bytes : 0;
+  k1.kernelParams = a1;
+  cudaKernelNodeParams k2 = {};
+  k2.func = (void *)step_k;
+  k2.gridDim = dim3(grid);
+  k2.blockDim = dim3(256);
+  k2.kernelParams = a2;
+  cudaGraphNode_t n1, n2;
+  CK(cudaGraphAddKernelNode(&n1, body, NULL, 0, &k1));
+  if (use_switch) {
+    cudaGraphNodeParams sp = {};
+    sp.type = cudaGraphNodeTypeConditional;
+    sp.conditional.handle = branch;
+    sp.conditional.type = cudaGraphCondTypeSwitch;
+    sp.conditional.size = 8;
+    cudaGraphNode_t sn;
+    CK(cudaGraphAddNode(&sn, body, &n1, NULL, 1, &sp));
+    for (int b = 0; b < 8; ++b) {
+      cudaGraphNode_t e;
+      if (b == 1)
+        CK(cudaGraphAddKernelNode(&e, sp.conditional.phGraph_out[b], NULL, 0, &k2));
+      else
+        CK(cudaGraphAddEmptyNode(&e, sp.conditional.phGraph_out[b], NULL, 0));
+    }
+  } else {
+    CK(cudaGraphAddKernelNode(&n2, body, &n1, 1, &k2));
+  }
+  cudaGraphExec_t ge;
+  CK(cudaGraphInstantiate(&ge, g, 0));
+  std::vector<double> r;
+  unsigned long long init[3] = {0, 0, 0};
+  for (int rep = 0; rep < 6; rep++) {
+    init[1] = N;
+    init[2] = 0;
+    CK(cudaMemcpy(st, init, sizeof init, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+    const double t = now_us();
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    if (rep)
+      r.push_back((now_us() - t) / N);
+  }
+  unsigned long long h[3];
+  CK(cudaMemcpy(h, st, sizeof h, cudaMemcpyDeviceToHost));
+  std::sort(r.begin(), r.end());
+  printf("%-7s state %5u B, step grid %4d: %6.2f us/iter (ran %llu)\n", name, copy ? bytes : 0,
+         grid, r[r.size() / 2], h[2]);
+  CK(cudaGraphExecDestroy(ge));
+  CK(cudaGraphDestroy(g));
+  CK(cudaFree(st));
+  CK(cudaFree(data));
+  CK(cudaStreamDestroy(s));
+  return 0;
+}
+
+int main() {
+  int rc = 0;
+  for (int grid : {4, 1056}) {
+    rc |= run("plain", 0, 0, 0, grid);
+    rc |= run("switch", 0, 1, 0, grid);
+    for (unsigned bytes : {1024u, 4096u, 16384u}) {
+      rc |= run("copy", 1, 0, bytes, grid);
+      rc |= run("both", 1, 1, bytes, grid);
+    }
+  }
+  return rc;
+}
