@@ -68,6 +68,10 @@
  * its pad. The host side is vk_record_dispatch (src/backend/vulkan/vk_stream.c). */
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint WS_CHUNK_GROUPS = 32768u;
+/* Specialization constant 2: the launch's invocation count when the launch
+ * is an indirect dispatch (the Vulkan device loop's stage kernels: no base
+ * group carries the pad there), 0 otherwise. */
+layout(constant_id = 2) const uint WS_INVOCATIONS = 0u;
 
 /* Sets i to this invocation's launch index; false for the surplus
  * invocations of the last group, which must do nothing observable (they may
@@ -75,6 +79,8 @@ layout(constant_id = 1) const uint WS_CHUNK_GROUPS = 32768u;
 bool ws_invocation_index(out uint i) {
   i = (gl_WorkGroupID.z * WS_CHUNK_GROUPS + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
       gl_LocalInvocationID.x;
+  if (WS_INVOCATIONS != 0u)
+    return i < WS_INVOCATIONS;
   return !(gl_WorkGroupID.x == gl_NumWorkGroups.x - 1u &&
            gl_LocalInvocationID.x >= gl_WorkGroupSize.x - gl_WorkGroupID.y);
 }
@@ -431,19 +437,34 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
  * kernel.h's co_ws_step: slot from the slot list or slot_base + i; the entry
  * starts from a zero frame and records the id; the frame is stored only when
  * the item suspends; the token is always written; fused accounting updates
- * the counts here. */
+ * the counts here.
+ *
+ * Driven by a device loop (WS_LAUNCH.plan != 0, the Vulkan device loop's
+ * indirect dispatches), the launch reads its frames from the plan the
+ * decide shader wrote this iteration (launch.h ws_launch_plan, as kernel.h's
+ * co_ws_dev_at / co_ws_dev_count do): the plan's count when it names this
+ * continuation, every frame of the queue under the all-queues policy, none
+ * otherwise; the decide shader sizes the indirect dispatch to one invocation
+ * per frame (base group 0, so the index is the plain global one). */
+layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_launch_plan_ref {
+  uint action;
+  uint src;
+  uint count;
+  uint first_id;
+  uint slot_base;
+  uint use_slots;
+  uint slot_offset;
+};
+#define WS_PLAN_REFILL 1u
+#define WS_PLAN_RESUME 2u
+#define WS_PLAN_RESUME_ALL 3u
 #define WS_CORO_STEP_MAIN_(co, tframe, targs)                                              \
-  void main() {                                                                            \
-    uint i;                                                                                \
-    if (!ws_invocation_index(i) || i >= WS_LAUNCH.count)                                   \
-      return;                                                                              \
-    const uint slot =                                                                      \
-        WS_LAUNCH.slots != 0ul ? WS_PTR(uint32_t, WS_LAUNCH.slots)[i] : WS_LAUNCH.slot_base + i; \
+  void co##_ws_run(uint slot, uint id) {                                                   \
     ws_item it;                                                                            \
     tframe f;                                                                              \
     if (WS_LAUNCH.src == 0u) {                                                             \
       f = tframe##_ws_zero();                                                              \
-      it.id = WS_LAUNCH.first_id + i;                                                      \
+      it.id = id;                                                                          \
       WS_PTR(uint32_t, WS_LAUNCH.ids)[slot] = it.id;                                       \
     } else {                                                                               \
       it.id = WS_PTR(uint32_t, WS_LAUNCH.ids)[slot];                                       \
@@ -463,6 +484,42 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
       if (next != WS_TERMINATE)                                                            \
         ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
     }                                                                                      \
+  }                                                                                        \
+  /* one call of co_ws_run, outside any loop, in both modes: drivers       \
+   * inline it, so the shader stays the host-driven step plus a few loads   \
+   * (a second inlined copy of a large coroutine costs compile time) */     \
+  void main() {                                                                            \
+    uint i, n, base = 0u, slot_base, first;                                                \
+    uint64_t slots;                                                                        \
+    if (WS_LAUNCH.plan != 0ul) {                                                           \
+      ws_launch_plan_ref pl = ws_launch_plan_ref(WS_LAUNCH.plan);                          \
+      const uint src = WS_LAUNCH.src;                                                      \
+      n = 0u;                                                                              \
+      if (pl.action == WS_PLAN_RESUME_ALL) {                                               \
+        /* queue src's slots follow queues 1..src-1 in the sorted list */                  \
+        n = src != 0u ? WS_PTR(uint32_t, WS_LAUNCH.counts)[src] : 0u;                      \
+        for (uint t = 1u; t < src; ++t)                                                    \
+          base += WS_PTR(uint32_t, WS_LAUNCH.counts)[t];                                   \
+      } else if ((pl.action == WS_PLAN_REFILL || pl.action == WS_PLAN_RESUME) &&           \
+                 pl.src == src) {                                                          \
+        n = pl.count;                                                                      \
+        base = pl.slot_offset;                                                             \
+      }                                                                                    \
+      const bool listed = pl.action == WS_PLAN_RESUME_ALL || pl.use_slots != 0u;           \
+      slots = listed ? WS_LAUNCH.slots : 0ul;                                              \
+      slot_base = pl.slot_base;                                                            \
+      first = pl.first_id;                                                                 \
+      i = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x;                  \
+    } else {                                                                               \
+      if (!ws_invocation_index(i))                                                         \
+        return;                                                                            \
+      n = WS_LAUNCH.count;                                                                 \
+      slots = WS_LAUNCH.slots;                                                             \
+      slot_base = WS_LAUNCH.slot_base;                                                     \
+      first = WS_LAUNCH.first_id;                                                          \
+    }                                                                                      \
+    if (i < n)                                                                             \
+      co##_ws_run(slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i, first + i); \
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations

@@ -104,6 +104,9 @@ typedef struct ws_loop_desc {
                                      whose loop cannot compact them must refuse a
                                      storage_count > 0 in loop_create */
   uint32_t storage_count;
+  uint32_t interval;            /* observe_interval: iterations per loop_run, 0 = until done
+                                   (what state.interval holds; backends that record a fixed
+                                   number of iterations size their recording by it) */
 } ws_loop_desc;
 
 /* Which of a module entry's launchers a launch runs: a kernel or a
@@ -174,7 +177,10 @@ typedef struct ws_backend_ops {
    * loop_create builds the loop once (it may allocate); loop_run enqueues
    * iterations until the state leaves RUNNING or state.interval iterations
    * ran (stream order: the caller then enqueues a readback of the state and
-   * synchronizes); loop_destroy releases it. */
+   * synchronizes; a backend may stop earlier with the state still RUNNING,
+   * and the caller runs it again); loop_destroy releases it. loop_create
+   * answers WS_ECONFIG_LOOP for a configuration its loop cannot run: the
+   * scheduler then runs the host loop, unless the device loop was asked for. */
   ws_status (*loop_create)(ws_device *dev, const ws_loop_desc *desc, void **loop);
   ws_status (*loop_run)(ws_device *dev, void *loop);
   void (*loop_destroy)(ws_device *dev, void *loop);

@@ -351,8 +351,13 @@ static ws_status dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   }
   if (d->A == 0)
     return WS_OK;
-  if (ws_loop_device_wanted(s))
-    return ws_loop_device_dispatch(s, N, timed);
+  if (ws_loop_device_wanted(s)) {
+    st = ws_loop_device_dispatch(s, N, timed);
+    /* under WS_LOOP_AUTO a backend loop that refused the configuration
+     * leaves the dispatch to the host loop (dloop_refused) */
+    if (!(st == WS_ECONFIG_LOOP && s->dloop_refused))
+      return st;
+  }
   if ((st = ws_loop_prologue(s)) != WS_OK)
     return st;
   if (timed && (st = s->dev->ops->timer_mark(s->dev, false)) != WS_OK)

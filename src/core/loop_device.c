@@ -38,7 +38,8 @@ struct ws_dloop {
 static size_t align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
 
 bool ws_loop_device_wanted(const ws_scheduler *s) {
-  if (s->cfg.loop == WS_LOOP_HOST || !s->dev->ops->loop_create || !s->entry->launch_dev)
+  if (s->cfg.loop == WS_LOOP_HOST || !s->dev->ops->loop_create || s->dloop_refused ||
+      (!s->entry->launch_dev && !s->entry->spirv))
     return false;
   for (uint32_t i = 0; i < s->aux_count; ++i)
     if (s->aux[i].host_only)
@@ -154,6 +155,7 @@ static ws_status build(ws_scheduler *s) {
   desc.block = s->block;
   desc.stages = l->stages;
   desc.stage_count = s->aux_stats_count;
+  desc.interval = probe.interval;
   /* append storages (issue 18): compacted over the decision's range */
   for (uint32_t i = 0; i < W; ++i) {
     const ws_aux_device *dv = &s->aux[i].device;
@@ -230,6 +232,14 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   ws_status st;
   if (!s->dloop && (st = build(s)) != WS_OK) {
     ws_loop_device_release(s);
+    if (st == WS_ECONFIG_LOOP && s->cfg.loop == WS_LOOP_AUTO) {
+      /* the backend's loop cannot run this configuration: the host loop
+       * runs this dispatch and every later one (the statistics say which) */
+      s->dloop_refused = true;
+      s->error[0] = '\0';
+      s->dev->error[0] = '\0';
+      return WS_ECONFIG_LOOP;
+    }
     return st;
   }
   ws_dloop *l = s->dloop;

@@ -47,6 +47,8 @@ struct ws_scheduler {
   bool closed;      /* registration closed by the first dispatch */
   bool dispatching; /* inside ws_scheduler_dispatch (re-entrancy guard) */
   ws_dloop *dloop;  /* the device loop, built by the first device dispatch */
+  bool dloop_refused; /* the backend's loop_create refused this configuration
+                         (WS_ECONFIG_LOOP) under WS_LOOP_AUTO: the host loop runs */
   ws_loop_kind ran; /* the loop of the last dispatch */
   uint64_t host_syncs;
   uint32_t *align;  /* [K + 1]: 1 = continuation is in the refill alignment list */

@@ -18,18 +18,23 @@
  *                       (issue 18): the device loop's reclaims, compactions
  *                       and availability must give the host loop's decisions,
  *                       statistics and storage counters
- *   interval            observe_interval 1, 3, 7 and 0: same results, one host
- *                       synchronization per interval
+ *   interval            observe_interval 1, 3, 7, 40 and 0: same results, one
+ *                       host synchronization per interval (0: per dispatch, or
+ *                       per 16 iterations on Vulkan, where main() sets it so)
+ *   refused             a configuration the Vulkan loop cannot run: AUTO runs
+ *                       the host loop, DEVICE fails with WS_ECONFIG_LOOP
  *   errors              an iteration limit, a corrupted count under
  *                       verification, an invalid continuation index, a pool
  *                       error word: the same status and message in both loops
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "../reliability/rel_rig.h"
 #include "t_basic_host.h"
 #include "t_sched_host.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- comparing two dispatches ---- */
@@ -341,9 +346,17 @@ static void test_aux_append(void **state) {
 
 /* ---- the observation interval ---- */
 
+/* Iterations the Vulkan loop records per submission (vk_loop.c): main()
+ * sets WS_VULKAN_LOOP_ITERATIONS to it, so that observe_interval 0 (no
+ * interval: until done) synchronizes once per this many iterations there,
+ * and once per dispatch on the backends whose loop runs until done. */
+#define VK_LOOP_ITERATIONS 16u
+
 static void test_interval(void **state) {
   (void)state;
-  const uint32_t intervals[] = {1, 3, 7, 0};
+  /* 40: more than the Vulkan loop records, so one submission executes its
+   * recording several times */
+  const uint32_t intervals[] = {1, 3, 7, 40, 0};
   outcome ref;
   basic_run r;
   basic_init(&r, 257);
@@ -367,7 +380,10 @@ static void test_interval(void **state) {
       basic_check(&r, 257, ctx);
       same_outcome(&ref, &o, ctx);
       const uint64_t it = o.d.iteration_count;
-      const uint64_t want = intervals[i] ? (it + intervals[i] - 1) / intervals[i] : 1u;
+      const uint64_t per = intervals[i]                   ? intervals[i]
+                           : wt_backend == WS_BACKEND_VULKAN ? VK_LOOP_ITERATIONS
+                                                             : it;
+      const uint64_t want = (it + per - 1) / per;
       WT_CHECK(o.d.host_sync_count == want,
                "%s: %" PRIu64 " host synchronizations for %" PRIu64 " iterations, expected %" PRIu64,
                ctx, o.d.host_sync_count, it, want);
@@ -442,9 +458,52 @@ static void test_errors(void **state) {
   }
 }
 
+/* ---- a configuration the backend's loop refuses (Vulkan) ----
+ * A stage kernel over more slots than one indirect dispatch covers
+ * (32,768 workgroups of 32 here): WS_LOOP_AUTO runs the host loop, with the
+ * host loop's results; WS_LOOP_DEVICE fails with WS_ECONFIG_LOOP and says
+ * why. The other backends' loops have no such limit. */
+static void test_refused(void **state) {
+  (void)state;
+  if (wt_backend != WS_BACKEND_VULKAN)
+    return;
+  outcome o[3];
+  const ws_loop_kind loops[3] = {WS_LOOP_HOST, WS_LOOP_AUTO, WS_LOOP_DEVICE};
+  for (int k = 0; k < 3; ++k) {
+    rig r;
+    rig_init(&r, wt_dev, 20, 1, 8, false);
+    r.w[0].C = 32u * 32768u + 1u;
+    WT_CHECK(rig_create(&r) == WS_OK, "rig: %s", ws_device_last_error(wt_dev));
+    describe_pools(&r);
+    WT_CHECK(rig_zero(&r) == WS_OK, "rig zero");
+    ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), loops[k]);
+    cfg.block_size = 32;
+    ws_scheduler *s = wt_scheduler(&rig_coroutine, &cfg);
+    WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r.pool[0])) == WS_OK, "add_aux: %s",
+             ws_scheduler_last_error(s));
+    record(s, rig_dispatch(&r, s), &o[k]);
+    rig_destroy(&r);
+  }
+  WT_CHECK(o[0].status == WS_OK, "host loop: %s", o[0].error);
+  /* AUTO fell back: the host loop ran, with the host loop's results exactly
+   * (same_outcome expects its second run from the device loop: say so once
+   * the loop has been checked) */
+  WT_CHECK(o[1].d.loop == WS_LOOP_HOST, "WS_LOOP_AUTO: ran loop %d, not the host loop (%s)",
+           (int)o[1].d.loop, o[1].error);
+  o[1].d.loop = WS_LOOP_DEVICE;
+  same_outcome(&o[0], &o[1], "WS_LOOP_AUTO with a refused device loop");
+  printf("WS_LOOP_DEVICE, refused: %s\n", o[2].error);
+  WT_CHECK(o[2].status == WS_ECONFIG_LOOP && strstr(o[2].error, "indirect dispatch"),
+           "WS_LOOP_DEVICE with a refused device loop: %s (%s)", ws_status_name(o[2].status),
+           o[2].error);
+}
+
 int main(int argc, char **argv) {
   static const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_order"}, {&fz_kernels_modules, "fz_main"}};
+  /* before any device loop is built (it reads the variable then) */
+  setenv("WS_VULKAN_LOOP_ITERATIONS", "16", 1);
+  _Static_assert(VK_LOOP_ITERATIONS == 16u, "the value set above");
   wt_init(argc, argv, needs, 3);
   ws_scheduler_config probe = ws_scheduler_config_default();
   probe.loop = WS_LOOP_DEVICE;
@@ -460,5 +519,6 @@ int main(int argc, char **argv) {
   wt_add_per_combo("aux_append", test_aux_append);
   wt_add("interval", test_interval, NULL);
   wt_add_per_combo("errors", test_errors);
+  wt_add("refused", test_refused, NULL);
   return wt_run("loop_differential");
 }

@@ -30,39 +30,39 @@ const bool ws_backend_vulkan_built = true;
 
 /* ws_launch is pushed as is to the coroutine shaders: these are the offsets
  * kernel.glsl's push_constant block declares (WS_LAUNCH_BLOCK_). */
-#define VK_WS_LAUNCH_AT_(field, offset)                                                            \
+#define WS_VK_LAUNCH_AT_(field, offset)                                                            \
   _Static_assert(offsetof(ws_launch, field) == (offset),                                           \
                  "kernel.glsl declares ws_launch." #field " at " #offset)
-VK_WS_LAUNCH_AT_(args, 0);
-VK_WS_LAUNCH_AT_(frames, 8);
-VK_WS_LAUNCH_AT_(field_offsets, 16);
-VK_WS_LAUNCH_AT_(ids, 24);
-VK_WS_LAUNCH_AT_(tokens, 32);
-VK_WS_LAUNCH_AT_(slots, 40);
-VK_WS_LAUNCH_AT_(counts, 48);
-VK_WS_LAUNCH_AT_(count, 56);
-VK_WS_LAUNCH_AT_(capacity, 60);
-VK_WS_LAUNCH_AT_(first_id, 64);
-VK_WS_LAUNCH_AT_(src, 68);
-VK_WS_LAUNCH_AT_(slot_base, 72);
-VK_WS_LAUNCH_AT_(layout, 76);
-VK_WS_LAUNCH_AT_(flags, 80);
-VK_WS_LAUNCH_AT_(continuation_count, 84);
-VK_WS_LAUNCH_AT_(plan, 88);
-VK_WS_LAUNCH_AT_(limit, 96);
-_Static_assert(sizeof(ws_launch) <= VK_WS_PUSH_BYTES, "ws_launch travels in push constants");
-_Static_assert(WS_MAX_KERNEL_ARGS == VK_WS_PUSH_BYTES, "kernel arguments travel in push constants");
+WS_VK_LAUNCH_AT_(args, 0);
+WS_VK_LAUNCH_AT_(frames, 8);
+WS_VK_LAUNCH_AT_(field_offsets, 16);
+WS_VK_LAUNCH_AT_(ids, 24);
+WS_VK_LAUNCH_AT_(tokens, 32);
+WS_VK_LAUNCH_AT_(slots, 40);
+WS_VK_LAUNCH_AT_(counts, 48);
+WS_VK_LAUNCH_AT_(count, 56);
+WS_VK_LAUNCH_AT_(capacity, 60);
+WS_VK_LAUNCH_AT_(first_id, 64);
+WS_VK_LAUNCH_AT_(src, 68);
+WS_VK_LAUNCH_AT_(slot_base, 72);
+WS_VK_LAUNCH_AT_(layout, 76);
+WS_VK_LAUNCH_AT_(flags, 80);
+WS_VK_LAUNCH_AT_(continuation_count, 84);
+WS_VK_LAUNCH_AT_(plan, 88);
+WS_VK_LAUNCH_AT_(limit, 96);
+_Static_assert(sizeof(ws_launch) <= WS_VK_PUSH_BYTES, "ws_launch travels in push constants");
+_Static_assert(WS_MAX_KERNEL_ARGS == WS_VK_PUSH_BYTES, "kernel arguments travel in push constants");
 _Static_assert(WS_LAYOUT_AOS == 0 && WS_LAYOUT_SOA == 1 && WS_LAUNCH_FUSED == 1u,
                "kernel.glsl repeats these values");
 
 /* Feature query of one physical device (Vulkan 1.2 structures). */
-typedef struct vk_device_features {
+typedef struct ws_vk_device_features {
   VkPhysicalDeviceFeatures2 f;
   VkPhysicalDeviceVulkan11Features v11;
   VkPhysicalDeviceVulkan12Features v12;
-} vk_device_features;
+} ws_vk_device_features;
 
-static void query_features(VkPhysicalDevice pd, vk_device_features *q) {
+static void query_features(VkPhysicalDevice pd, ws_vk_device_features *q) {
   memset(q, 0, sizeof *q);
   q->f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   q->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
@@ -79,7 +79,7 @@ static const char *unusable(VkPhysicalDevice pd, uint32_t *family) {
   vkGetPhysicalDeviceProperties(pd, &p);
   if (p.apiVersion < VK_API_VERSION_1_2)
     return "it supports Vulkan 1.0/1.1 only (1.2 is needed)";
-  vk_device_features q;
+  ws_vk_device_features q;
   query_features(pd, &q);
   if (!q.v12.bufferDeviceAddress)
     return "it lacks the bufferDeviceAddress feature";
@@ -146,9 +146,9 @@ static uint64_t env_timeout_ns(void) {
 }
 
 static ws_status create_instance(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   uint32_t version = 0;
-  ws_status st = VK_CALL(dev, vkEnumerateInstanceVersion, &version);
+  ws_status st = WS_VK_CALL(dev, vkEnumerateInstanceVersion, &version);
   if (st != WS_OK)
     return ws_dev_fail(dev, WS_ENODEV, "%s (no usable Vulkan loader)", dev->error);
   if (version < VK_API_VERSION_1_2)
@@ -156,14 +156,14 @@ static ws_status create_instance(ws_device *dev) {
                        VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version));
   /* Portability drivers (MoltenVK) are listed only when asked for. */
   uint32_t n = 0;
-  if ((st = VK_CALL(dev, vkEnumerateInstanceExtensionProperties, NULL, &n, NULL)) != WS_OK)
+  if ((st = WS_VK_CALL(dev, vkEnumerateInstanceExtensionProperties, NULL, &n, NULL)) != WS_OK)
     return st;
   bool portability = false;
   if (n) {
     VkExtensionProperties *ext = ws_calloc(n, sizeof *ext);
     if (!ext)
       return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the extension list");
-    st = VK_CALL(dev, vkEnumerateInstanceExtensionProperties, NULL, &n, ext);
+    st = WS_VK_CALL(dev, vkEnumerateInstanceExtensionProperties, NULL, &n, ext);
     for (uint32_t i = 0; st == WS_OK && i < n; ++i)
       if (strcmp(ext[i].extensionName, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) == 0)
         portability = true;
@@ -186,7 +186,7 @@ static ws_status create_instance(ws_device *dev) {
   if (r != VK_SUCCESS) {
     vk->instance = VK_NULL_HANDLE;
     return ws_dev_fail(dev, r == VK_ERROR_OUT_OF_HOST_MEMORY ? WS_ENOMEM : WS_ENODEV,
-                       "vulkan: vkCreateInstance failed: %s (%d)%s", vk_result_name(r), (int)r,
+                       "vulkan: vkCreateInstance failed: %s (%d)%s", ws_vk_result_name(r), (int)r,
                        r == VK_ERROR_INCOMPATIBLE_DRIVER
                            ? ": no Vulkan driver found (check the ICD files, VK_DRIVER_FILES)"
                            : "");
@@ -196,7 +196,7 @@ static ws_status create_instance(ws_device *dev) {
 
 /* Picks vk->phys and vk->family (see the file comment). */
 static ws_status select_device(ws_device *dev, const ws_device_config *config) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   int want;
   ws_status st = env_device(dev, &want);
   if (st != WS_OK)
@@ -207,7 +207,7 @@ static ws_status select_device(ws_device *dev, const ws_device_config *config) {
     why_index = "device_index";
   }
   uint32_t n = 0;
-  if ((st = VK_CALL(dev, vkEnumeratePhysicalDevices, vk->instance, &n, NULL)) != WS_OK)
+  if ((st = WS_VK_CALL(dev, vkEnumeratePhysicalDevices, vk->instance, &n, NULL)) != WS_OK)
     return st;
   if (n == 0)
     return ws_dev_fail(dev, WS_ENODEV,
@@ -216,7 +216,7 @@ static ws_status select_device(ws_device *dev, const ws_device_config *config) {
   VkPhysicalDevice *pds = ws_calloc(n, sizeof *pds);
   if (!pds)
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the device list");
-  st = VK_CALL(dev, vkEnumeratePhysicalDevices, vk->instance, &n, pds);
+  st = WS_VK_CALL(dev, vkEnumeratePhysicalDevices, vk->instance, &n, pds);
   if (st == WS_OK && want >= 0) {
     VkPhysicalDeviceProperties p;
     const char *why;
@@ -256,8 +256,8 @@ static ws_status select_device(ws_device *dev, const ws_device_config *config) {
 }
 
 /* The optional features shaders may use: those enabled on the device. */
-static void keep_features(vk_impl *vk, const vk_device_features *on) {
-  vk->features = (vk_features){
+static void keep_features(ws_vk_impl *vk, const ws_vk_device_features *on) {
+  vk->features = (ws_vk_features){
       .int16 = on->f.features.shaderInt16,
       .int8 = on->v12.shaderInt8,
       .float64 = on->f.features.shaderFloat64,
@@ -273,7 +273,7 @@ static void keep_features(vk_impl *vk, const vk_device_features *on) {
  * VkDeviceCreateInfo of its device: pEnabledFeatures, and in the pNext
  * chain VkPhysicalDeviceFeatures2, the Vulkan 1.1/1.2 structures or the
  * per-feature structures they absorbed. */
-static void enabled_features(const VkDeviceCreateInfo *ci, vk_device_features *on) {
+static void enabled_features(const VkDeviceCreateInfo *ci, ws_vk_device_features *on) {
   memset(on, 0, sizeof *on);
   if (ci->pEnabledFeatures)
     on->f.features = *ci->pEnabledFeatures;
@@ -337,7 +337,7 @@ static void enabled_features(const VkDeviceCreateInfo *ci, vk_device_features *o
  * meets the requirements, the queue family has compute, and (with the
  * create info) the device has the required features enabled. */
 static ws_status adopt_objects(ws_device *dev, const ws_vulkan_objects *o) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   const char *null_field = !o->instance          ? "instance"
                            : !o->physical_device ? "physical_device"
                            : !o->queue           ? "queue"
@@ -367,7 +367,7 @@ static ws_status adopt_objects(ws_device *dev, const ws_vulkan_objects *o) {
                        o->queue_family, p.deviceName,
                        o->queue_family >= n ? "does not exist" : "has no compute", n,
                        first_compute);
-  vk_device_features on;
+  ws_vk_device_features on;
   if (o->device_create_info) {
     const VkDeviceCreateInfo *ci = (const VkDeviceCreateInfo *)o->device_create_info;
     if (ci->sType != VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO)
@@ -400,10 +400,10 @@ static ws_status adopt_objects(ws_device *dev, const ws_vulkan_objects *o) {
 }
 
 static ws_status create_device(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
-  vk_device_features have;
+  ws_vk_impl *vk = ws_vk_of(dev);
+  ws_vk_device_features have;
   query_features(vk->phys, &have);
-  vk_device_features on;
+  ws_vk_device_features on;
   memset(&on, 0, sizeof on);
   on.f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   on.v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
@@ -437,42 +437,42 @@ static ws_status create_device(ws_device *dev) {
   VkResult r = vkCreateDevice(vk->phys, &di, NULL, &vk->device);
   if (r != VK_SUCCESS) {
     vk->device = VK_NULL_HANDLE;
-    return ws_dev_fail(dev, vk_status_of(r), "vulkan: vkCreateDevice('%s') failed: %s (%d)",
-                       vk->props.deviceName, vk_result_name(r), (int)r);
+    return ws_dev_fail(dev, ws_vk_status_of(r), "vulkan: vkCreateDevice('%s') failed: %s (%d)",
+                       vk->props.deviceName, ws_vk_result_name(r), (int)r);
   }
   vkGetDeviceQueue(vk->device, vk->family, 0, &vk->queue);
   return WS_OK;
 }
 
 static ws_status create_stream(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   /* the pool holds the one command buffer and is reset as a whole after
    * each submission */
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
                                 .queueFamilyIndex = vk->family};
-  ws_status st = VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &vk->pool);
+  ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &vk->pool);
   if (st != WS_OK)
     return st;
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = vk->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
-  if ((st = VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &vk->cmd)) != WS_OK)
+  if ((st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &vk->cmd)) != WS_OK)
     return st;
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  return VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &vk->fence);
+  return WS_VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &vk->fence);
 }
 
-static void vk_destroy(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+static void ws_vk_destroy(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (!vk)
     return;
   if (vk->device) {
     /* Run what is still recorded (buffers may be freed below), then make
      * sure the queue is idle before anything is destroyed. */
     if (vk->recording && !vk->broken)
-      (void)vk_op_synchronize(dev);
+      (void)ws_vk_op_synchronize(dev);
     /* An application's device (embedding) is waited for through the queue
      * we submitted to: its other queues are neither ours to wait for nor
      * ours to synchronize. */
@@ -480,10 +480,10 @@ static void vk_destroy(ws_device *dev) {
       (void)vkQueueWaitIdle(vk->queue);
     else
       (void)vkDeviceWaitIdle(vk->device);
-    vk_pipelines_destroy(dev);
+    ws_vk_pipelines_destroy(dev);
     /* the backend's own buffers, then any the user did not destroy */
     while (vk->live)
-      vk_buffer_destroy(dev, vk->live);
+      ws_vk_buffer_destroy(dev, vk->live);
     vkDestroyQueryPool(vk->device, vk->timer_pool, NULL); /* VK_NULL_HANDLE: no-op */
     vkDestroyFence(vk->device, vk->fence, NULL);
     vkDestroyCommandPool(vk->device, vk->pool, NULL); /* frees cmd */
@@ -497,38 +497,41 @@ static void vk_destroy(ws_device *dev) {
   dev->impl = NULL;
 }
 
-static const ws_backend_ops vk_ops = {
+static const ws_backend_ops ws_vk_ops = {
     .name = "vulkan",
-    .destroy = vk_destroy,
-    .buffer_alloc = vk_op_buffer_alloc,
-    .buffer_free = vk_op_buffer_free,
-    .host_alloc = vk_op_host_alloc,
-    .host_free = vk_op_host_free,
-    .write = vk_op_write,
-    .enqueue_read = vk_op_enqueue_read,
-    .enqueue_fill_u32 = vk_op_fill_u32,
-    .synchronize = vk_op_synchronize,
-    .launch = vk_op_launch,
-    .queue_count = vk_op_queue_count,
-    .queue_gather = vk_op_queue_gather,
-    .queue_gather_all = vk_op_queue_gather_all,
-    .queue_publish = vk_op_queue_publish,
-    .queue_compact = vk_op_queue_compact,
+    .destroy = ws_vk_destroy,
+    .buffer_alloc = ws_vk_op_buffer_alloc,
+    .buffer_free = ws_vk_op_buffer_free,
+    .host_alloc = ws_vk_op_host_alloc,
+    .host_free = ws_vk_op_host_free,
+    .write = ws_vk_op_write,
+    .enqueue_read = ws_vk_op_enqueue_read,
+    .enqueue_fill_u32 = ws_vk_op_fill_u32,
+    .synchronize = ws_vk_op_synchronize,
+    .launch = ws_vk_op_launch,
+    .queue_count = ws_vk_op_queue_count,
+    .queue_gather = ws_vk_op_queue_gather,
+    .queue_gather_all = ws_vk_op_queue_gather_all,
+    .queue_publish = ws_vk_op_queue_publish,
+    .queue_compact = ws_vk_op_queue_compact,
     /* Always set, although a queue family without timestamps has no device
      * timer: the table is shared by every device (static const), so such a
      * device cannot leave the ops NULL. Its timer_mark records nothing and
      * its timer_elapsed gives *ms = -1, which the statistics report as "no
      * device time" exactly as they would for NULL ops. */
-    .timer_mark = vk_op_timer_mark,
-    .timer_elapsed = vk_op_timer_elapsed,
-    .memory_available = vk_op_memory_available,
+    .timer_mark = ws_vk_op_timer_mark,
+    .timer_elapsed = ws_vk_op_timer_elapsed,
+    .loop_create = ws_vk_loop_create,
+    .loop_run = ws_vk_loop_run,
+    .loop_destroy = ws_vk_loop_destroy,
+    .memory_available = ws_vk_op_memory_available,
 };
 
 /* What memory_available reports besides the heaps: whether budgets can be
  * queried (VK_EXT_memory_budget, a physical-device query that needs no
  * enabling) and the largest single allocation. */
 static ws_status query_memory_limits(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   VkPhysicalDeviceMaintenance3Properties m3 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
@@ -536,13 +539,13 @@ static ws_status query_memory_limits(ws_device *dev) {
   vkGetPhysicalDeviceProperties2(vk->phys, &p2);
   vk->max_alloc = m3.maxMemoryAllocationSize;
   uint32_t n = 0;
-  ws_status st = VK_CALL(dev, vkEnumerateDeviceExtensionProperties, vk->phys, NULL, &n, NULL);
+  ws_status st = WS_VK_CALL(dev, vkEnumerateDeviceExtensionProperties, vk->phys, NULL, &n, NULL);
   if (st != WS_OK || n == 0)
     return st;
   VkExtensionProperties *ext = ws_calloc(n, sizeof *ext);
   if (!ext)
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the device extension list");
-  st = VK_CALL(dev, vkEnumerateDeviceExtensionProperties, vk->phys, NULL, &n, ext);
+  st = WS_VK_CALL(dev, vkEnumerateDeviceExtensionProperties, vk->phys, NULL, &n, ext);
   for (uint32_t i = 0; st == WS_OK && i < n; ++i)
     if (strcmp(ext[i].extensionName, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) == 0)
       vk->memory_budget = true;
@@ -551,11 +554,11 @@ static ws_status query_memory_limits(ws_device *dev) {
 }
 
 ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config) {
-  vk_impl *vk = ws_calloc(1, sizeof *vk);
+  ws_vk_impl *vk = ws_calloc(1, sizeof *vk);
   if (!vk)
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the device state");
   dev->impl = vk;
-  dev->ops = &vk_ops;
+  dev->ops = &ws_vk_ops;
   vk->timeout_ns = env_timeout_ns();
   ws_status st;
   if (config->vulkan.device) {
@@ -570,9 +573,9 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
     vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->memory);
     snprintf(dev->name, sizeof dev->name, "%.*s", (int)sizeof dev->name - 1, vk->props.deviceName);
     const VkPhysicalDeviceLimits *lim = &vk->props.limits;
-    vk->chunk_groups = lim->maxComputeWorkGroupCount[0] < VK_WS_CHUNK_GROUPS
+    vk->chunk_groups = lim->maxComputeWorkGroupCount[0] < WS_VK_CHUNK_GROUPS
                            ? lim->maxComputeWorkGroupCount[0]
-                           : VK_WS_CHUNK_GROUPS;
+                           : WS_VK_CHUNK_GROUPS;
     /* 256 where the device allows it (Vulkan guarantees 128) */
     vk->queue_block = 256;
     if (lim->maxComputeWorkGroupSize[0] < vk->queue_block)
@@ -586,21 +589,21 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
   if (st == WS_OK)
     st = create_stream(dev);
   if (st == WS_OK)
-    st = vk_timer_init(dev);
+    st = ws_vk_timer_init(dev);
   if (st == WS_OK)
-    st = vk_buffer_create(dev, VK_WS_STAGING_BYTES, true, &vk->staging);
+    st = ws_vk_buffer_create(dev, WS_VK_STAGING_BYTES, true, &vk->staging);
   if (st == WS_OK)
-    st = vk_buffer_create(dev, 4u * VK_STATE_WORDS, false, &vk->state);
+    st = ws_vk_buffer_create(dev, 4u * WS_VK_STATE_WORDS, false, &vk->state);
   if (st == WS_OK)
-    st = vk_buffer_create(dev, 16, true, &vk->state_host);
+    st = ws_vk_buffer_create(dev, 16, true, &vk->state_host);
   if (st == WS_OK)
-    st = vk_record_fill(dev, vk->state->addr, 0, VK_STATE_WORDS);
+    st = ws_vk_record_fill(dev, vk->state->addr, 0, WS_VK_STATE_WORDS);
   if (st == WS_OK)
-    st = vk_op_synchronize(dev);
+    st = ws_vk_op_synchronize(dev);
   if (st == WS_OK)
-    st = vk_pipelines_init(dev);
+    st = ws_vk_pipelines_init(dev);
   if (st != WS_OK) {
-    vk_destroy(dev);
+    ws_vk_destroy(dev);
     dev->ops = NULL;
     return st;
   }

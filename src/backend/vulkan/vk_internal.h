@@ -20,68 +20,70 @@
 #include "../../core/device.h"
 #include "../../core/fault.h"
 
+#include <stddef.h>
 #include <vulkan/vulkan.h>
 
 /* Push-constant bytes every pipeline layout provides: the 128 bytes Vulkan
  * guarantees, which is WS_MAX_KERNEL_ARGS (launch.h). */
-#define VK_WS_PUSH_BYTES 128u
+#define WS_VK_PUSH_BYTES 128u
 /* Workgroups per vkCmdDispatchBase call (specialization constant 1 of
  * kernel.glsl); clamped to the device's maxComputeWorkGroupCount[0]. */
-#define VK_WS_CHUNK_GROUPS 32768u
+#define WS_VK_CHUNK_GROUPS 32768u
 /* Bytes of host-visible staging memory for blocking writes (larger writes
  * go in chunks). */
-#define VK_WS_STAGING_BYTES ((VkDeviceSize)4 << 20)
+#define WS_VK_STAGING_BYTES ((VkDeviceSize)4 << 20)
 
 /* One VkBuffer with its own memory. Device buffers have a device address
  * and are in the address map; host buffers (readbacks, staging) are
  * persistently mapped host-visible, host-coherent memory. */
-typedef struct vk_buffer {
+typedef struct ws_vk_buffer {
   VkBuffer buffer;
   VkDeviceMemory memory;
   uint64_t addr;                 /* buffer device address; 0 for host buffers */
   VkDeviceSize size;             /* bytes usable: the request rounded up to 4 */
   void *map;                     /* host buffers: the mapping */
-  struct vk_buffer *prev, *next; /* every live buffer, for destroy */
-} vk_buffer;
+  struct ws_vk_buffer *prev, *next; /* every live buffer, for destroy */
+} ws_vk_buffer;
 
 /* Queue-operation shaders (src/backend/vulkan/shaders), one pipeline each. */
-typedef enum vk_queue_shader {
-  VK_QS_COUNT = 0,
-  VK_QS_GATHER,
-  VK_QS_GATHER_ALL_PREFIX,
-  VK_QS_GATHER_ALL,
-  VK_QS_PUBLISH,
-  VK_QS_COMPACT_HOLES,
-  VK_QS_COMPACT_MOVE,
-  VK_QS_N
-} vk_queue_shader;
+typedef enum ws_vk_queue_shader {
+  WS_VK_QS_COUNT = 0,
+  WS_VK_QS_GATHER,
+  WS_VK_QS_GATHER_ALL_PREFIX,
+  WS_VK_QS_GATHER_ALL,
+  WS_VK_QS_PUBLISH,
+  WS_VK_QS_COMPACT_HOLES,
+  WS_VK_QS_COMPACT_MOVE,
+  WS_VK_QS_N
+} ws_vk_queue_shader;
 
 /* A user pipeline, created at the first launch of (entry, form, block). */
-typedef struct vk_pipeline {
+typedef struct ws_vk_pipeline {
   const ws_module_entry *entry;
   ws_launch_form form;
   uint32_t block;
+  uint32_t invocations; /* kernel.glsl WS_INVOCATIONS: 0, or an indirect launch's count */
   VkPipeline pipeline;
-} vk_pipeline;
+} ws_vk_pipeline;
 
 /* Optional device features, enabled when the device has them; a shader that
  * needs one the device lacks is refused before pipeline creation. */
-typedef struct vk_features {
+typedef struct ws_vk_features {
   bool int16, int8, float64, float16, storage16, storage8, int64_atomics, memory_model;
-} vk_features;
+} ws_vk_features;
 
 /* Words of the backend's own device buffer `state`. */
 enum {
-  VK_STATE_HOLES = 0,  /* compaction: free slots found below the live count */
-  VK_STATE_MOVERS = 1, /* compaction: live frames found above it */
-  VK_STATE_ERROR = 2,  /* sticky error bits of the queue shaders */
-  VK_STATE_SIZES = 8,  /* compaction: SoA field sizes [WS_MAX_FRAME_FIELDS] */
-  VK_STATE_WORDS = VK_STATE_SIZES + WS_MAX_FRAME_FIELDS
+  WS_VK_STATE_HOLES = 0,  /* compaction: free slots found below the live count */
+  WS_VK_STATE_MOVERS = 1, /* compaction: live frames found above it */
+  WS_VK_STATE_ERROR = 2,  /* sticky error bits of the queue shaders */
+  WS_VK_STATE_SIZES = 8,  /* compaction: SoA field sizes [WS_MAX_FRAME_FIELDS] */
+  WS_VK_STATE_WORDS = WS_VK_STATE_SIZES + WS_MAX_FRAME_FIELDS
 };
-/* VK_STATE_ERROR bits */
-#define VK_STATE_ERR_COMPACT 1u /* more live frames above n than holes below */
+/* WS_VK_STATE_ERROR bits */
+#define WS_VK_STATE_ERR_COMPACT 1u /* more live frames above n than holes below */
 
-typedef struct vk_impl {
+typedef struct ws_vk_impl {
   VkInstance instance;
   VkPhysicalDevice phys;
   VkDevice device;
@@ -91,7 +93,7 @@ typedef struct vk_impl {
                     never destroyed here */
   VkPhysicalDeviceProperties props;
   VkPhysicalDeviceMemoryProperties memory;
-  vk_features features;
+  ws_vk_features features;
   bool memory_budget;     /* VK_EXT_memory_budget: heap budgets can be queried */
   VkDeviceSize max_alloc; /* maxMemoryAllocationSize (Vulkan 1.1) */
 
@@ -103,8 +105,8 @@ typedef struct vk_impl {
   bool need_barrier;    /* an operation was recorded since the last barrier */
   bool broken;          /* a submission failed or timed out: nothing runs any more */
   char broken_msg[512]; /* the failure that broke it */
-  bool check_state;     /* a compaction ran: read VK_STATE_ERROR at the next sync */
-  bool clear_state;     /* VK_STATE_ERROR was reported: zero it before new work */
+  bool check_state;     /* a compaction ran: read WS_VK_STATE_ERROR at the next sync */
+  bool clear_state;     /* WS_VK_STATE_ERROR was reported: zero it before new work */
   VkPipeline bound;     /* pipeline bound in cmd */
   uint64_t timeout_ns;
 
@@ -118,88 +120,220 @@ typedef struct vk_impl {
 
   /* pipelines */
   VkPipelineLayout layout;
-  VkPipeline queue_pipelines[VK_QS_N];
+  VkPipeline queue_pipelines[WS_VK_QS_N];
+  VkPipeline loop_pipeline; /* shaders/loop.comp, made by the first device loop */
   uint32_t queue_block; /* workgroup size of the queue shaders */
   uint32_t chunk_groups;
-  vk_pipeline *pipelines;
+  ws_vk_pipeline *pipelines;
   uint32_t pipeline_count, pipeline_cap;
 
   /* memory */
-  vk_buffer *live;     /* list of every buffer */
-  vk_buffer **by_addr; /* device buffers sorted by address */
+  ws_vk_buffer *live;     /* list of every buffer */
+  ws_vk_buffer **by_addr; /* device buffers sorted by address */
   uint32_t addr_count, addr_cap;
-  vk_buffer *staging;    /* host: blocking writes */
-  vk_buffer *state;      /* device: VK_STATE_* words */
-  vk_buffer *state_host; /* host: copy of VK_STATE_ERROR */
-} vk_impl;
+  ws_vk_buffer *staging;    /* host: blocking writes */
+  ws_vk_buffer *state;      /* device: WS_VK_STATE_* words */
+  ws_vk_buffer *state_host; /* host: copy of WS_VK_STATE_ERROR */
+} ws_vk_impl;
 
-static inline vk_impl *vk_of(ws_device *dev) {
-  return (vk_impl *)dev->impl;
+static inline ws_vk_impl *ws_vk_of(ws_device *dev) {
+  return (ws_vk_impl *)dev->impl;
 }
 
-/* vk_result.c: errors. vk_check returns WS_OK for VK_SUCCESS, otherwise
+/* Words of a device loop's own buffer (shaders/loop.glsl WS_DL_*): what the
+ * decide shader writes for its iteration's launches. */
+enum {
+  WS_VK_DL_HALT = 0,
+  WS_VK_DL_OBS_SCAN = 1,
+  WS_VK_DL_GATHER_TOKEN = 2,
+  WS_VK_DL_GATHER_SCAN = 3,
+  WS_VK_DL_COMPACT_N = 4,
+  WS_VK_DL_COMPACT_SCAN = 5,
+  WS_VK_DL_PUB_N = 6,
+  WS_VK_DL_PUB_SRC = 7,
+  WS_VK_DL_PUB_SLOT_BASE = 8,
+  WS_VK_DL_PUB_SLOTS = 10, /* uint64_t */
+  WS_VK_DL_CMD = 16        /* VkDispatchIndirectCommand[], see vk_loop.c */
+};
+
+/* ---- push constants of the queue shaders (the .comp files in shaders/ declare the
+ * same offsets; the device loop sets `dyn` to its words, loop.glsl) ---- */
+#define WS_VK_PUSH_CHECK_(type, field, offset)                                                     \
+  _Static_assert(offsetof(type, field) == (offset), #type "." #field " is at " #offset " in GLSL")
+
+/* shaders/count.comp */
+typedef struct count_push {
+  uint64_t tokens;
+  uint64_t counts;
+  uint32_t scan;
+  uint32_t queue_count;
+  uint64_t dyn; /* device loop: the words of shaders/loop.glsl, 0 = the fields above */
+} count_push;
+WS_VK_PUSH_CHECK_(count_push, counts, 8);
+WS_VK_PUSH_CHECK_(count_push, scan, 16);
+WS_VK_PUSH_CHECK_(count_push, queue_count, 20);
+WS_VK_PUSH_CHECK_(count_push, dyn, 24);
+
+/* shaders/gather.comp */
+typedef struct gather_push {
+  uint64_t tokens;
+  uint64_t slots;
+  uint64_t counter;
+  uint32_t scan;
+  uint32_t token;
+  uint64_t dyn;
+} gather_push;
+WS_VK_PUSH_CHECK_(gather_push, slots, 8);
+WS_VK_PUSH_CHECK_(gather_push, counter, 16);
+WS_VK_PUSH_CHECK_(gather_push, scan, 24);
+WS_VK_PUSH_CHECK_(gather_push, token, 28);
+WS_VK_PUSH_CHECK_(gather_push, dyn, 32);
+
+/* shaders/gather_all_prefix.comp */
+typedef struct prefix_push {
+  uint64_t counts;
+  uint64_t offsets;
+  uint32_t queue_count;
+  uint32_t reserved;
+} prefix_push;
+WS_VK_PUSH_CHECK_(prefix_push, offsets, 8);
+WS_VK_PUSH_CHECK_(prefix_push, queue_count, 16);
+
+/* shaders/gather_all.comp */
+typedef struct gather_all_push {
+  uint64_t tokens;
+  uint64_t offsets;
+  uint64_t slots;
+  uint32_t scan;
+  uint32_t queue_count;
+  uint64_t dyn;
+} gather_all_push;
+WS_VK_PUSH_CHECK_(gather_all_push, offsets, 8);
+WS_VK_PUSH_CHECK_(gather_all_push, slots, 16);
+WS_VK_PUSH_CHECK_(gather_all_push, scan, 24);
+WS_VK_PUSH_CHECK_(gather_all_push, queue_count, 28);
+WS_VK_PUSH_CHECK_(gather_all_push, dyn, 32);
+
+/* shaders/publish.comp */
+typedef struct publish_push {
+  uint64_t tokens;
+  uint64_t slots;
+  uint64_t counts;
+  uint32_t n;
+  uint32_t src;
+  uint32_t slot_base;
+  uint32_t queue_count;
+  uint64_t dyn;
+} publish_push;
+WS_VK_PUSH_CHECK_(publish_push, slots, 8);
+WS_VK_PUSH_CHECK_(publish_push, counts, 16);
+WS_VK_PUSH_CHECK_(publish_push, n, 24);
+WS_VK_PUSH_CHECK_(publish_push, src, 28);
+WS_VK_PUSH_CHECK_(publish_push, slot_base, 32);
+WS_VK_PUSH_CHECK_(publish_push, queue_count, 36);
+WS_VK_PUSH_CHECK_(publish_push, dyn, 40);
+
+/* shaders/compact.glsl (compact_holes.comp, compact_move.comp) */
+typedef struct compact_push {
+  uint64_t tokens;
+  uint64_t ids;
+  uint64_t frames;
+  uint64_t field_offsets;
+  uint64_t scratch;
+  uint64_t state; /* ws_vk_impl.state: WS_VK_STATE_* words */
+  uint32_t n;
+  uint32_t scan;
+  uint32_t layout;
+  uint32_t frame_size;
+  uint32_t field_count;
+  uint32_t reserved;
+  uint64_t dyn;
+} compact_push;
+WS_VK_PUSH_CHECK_(compact_push, ids, 8);
+WS_VK_PUSH_CHECK_(compact_push, frames, 16);
+WS_VK_PUSH_CHECK_(compact_push, field_offsets, 24);
+WS_VK_PUSH_CHECK_(compact_push, scratch, 32);
+WS_VK_PUSH_CHECK_(compact_push, state, 40);
+WS_VK_PUSH_CHECK_(compact_push, n, 48);
+WS_VK_PUSH_CHECK_(compact_push, scan, 52);
+WS_VK_PUSH_CHECK_(compact_push, layout, 56);
+WS_VK_PUSH_CHECK_(compact_push, frame_size, 60);
+WS_VK_PUSH_CHECK_(compact_push, field_count, 64);
+WS_VK_PUSH_CHECK_(compact_push, dyn, 72);
+_Static_assert(WS_VK_STATE_SIZES == 8, "compact.glsl reads the field sizes at state + 32 bytes");
+_Static_assert(WS_VK_STATE_ERR_COMPACT == 1u, "compact_move.comp sets error bit 1");
+
+/* vk_result.c: errors. ws_vk_check returns WS_OK for VK_SUCCESS, otherwise
  * records "vulkan: <call> failed: <VkResult name> (<value>)" on the device
  * and maps the result to a status (out of host/device memory, device lost
- * -> WS_EBACKEND, ...). VK_CALL names the called function itself. */
-const char *vk_result_name(VkResult r);
-ws_status vk_status_of(VkResult r);
-ws_status vk_check(ws_device *dev, VkResult r, const char *call);
-#define VK_CALL(dev, fn, ...) vk_check((dev), fn(__VA_ARGS__), #fn)
-/* VK_CALL for a call that allocates: under fault injection (src/core/fault.h)
+ * -> WS_EBACKEND, ...). WS_VK_CALL names the called function itself. */
+const char *ws_vk_result_name(VkResult r);
+ws_status ws_vk_status_of(VkResult r);
+ws_status ws_vk_check(ws_device *dev, VkResult r, const char *call);
+#define WS_VK_CALL(dev, fn, ...) ws_vk_check((dev), fn(__VA_ARGS__), #fn)
+/* WS_VK_CALL for a call that allocates: under fault injection (src/core/fault.h)
  * it may fail as the driver would, with VK_ERROR_OUT_OF_DEVICE_MEMORY. */
-#define VK_ALLOC_CALL(dev, fn, ...)                                                                \
-  vk_check((dev), ws_fault_backend_alloc((dev), #fn) ? VK_ERROR_OUT_OF_DEVICE_MEMORY : fn(__VA_ARGS__), \
+#define WS_VK_ALLOC_CALL(dev, fn, ...)                                                                \
+  ws_vk_check((dev), ws_fault_backend_alloc((dev), #fn) ? VK_ERROR_OUT_OF_DEVICE_MEMORY : fn(__VA_ARGS__), \
            #fn)
 
 /* vk_memory.c */
-ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buffer **out);
-void vk_buffer_destroy(ws_device *dev, vk_buffer *b);
+ws_status ws_vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, ws_vk_buffer **out);
+void ws_vk_buffer_destroy(ws_device *dev, ws_vk_buffer *b);
 /* The device buffer holding [addr, addr + size), and the offset of addr. */
-ws_status vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, vk_buffer **out,
+ws_status ws_vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, ws_vk_buffer **out,
                          VkDeviceSize *offset);
-ws_status vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle);
-void vk_op_buffer_free(ws_device *dev, void *handle);
-ws_status vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle);
-void vk_op_host_free(ws_device *dev, void *handle);
+ws_status ws_vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle);
+void ws_vk_op_buffer_free(ws_device *dev, void *handle);
+ws_status ws_vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle);
+void ws_vk_op_host_free(ws_device *dev, void *handle);
 /* The largest device-local heap's budget minus its usage (VK_EXT_memory_budget),
  * else its size; the largest single allocation. */
-ws_status vk_op_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest);
+ws_status ws_vk_op_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest);
 
-/* vk_stream.c: recording. vk_record_begin opens the command buffer if
+/* vk_stream.c: recording. ws_vk_record_begin opens the command buffer if
  * needed and puts the barrier that orders the next operation after the
- * previous one; vk_record_end marks that an operation was recorded. */
-ws_status vk_record_begin(ws_device *dev);
-void vk_record_end(ws_device *dev);
+ * previous one; ws_vk_record_end marks that an operation was recorded. */
+ws_status ws_vk_record_begin(ws_device *dev);
+void ws_vk_record_end(ws_device *dev);
 /* Records a dispatch of n invocations in groups of `block` (kernel.glsl's
  * launch geometry) with `push_size` bytes of push constants. */
-ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *push,
+ws_status ws_vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *push,
                              uint32_t push_size, uint32_t n, uint32_t block, const char *what);
-ws_status vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
-ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size);
-ws_status vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
+ws_status ws_vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
+ws_status ws_vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size);
+ws_status ws_vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
                              size_t size);
-ws_status vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
-ws_status vk_op_synchronize(ws_device *dev);
+ws_status ws_vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
+ws_status ws_vk_op_synchronize(ws_device *dev);
 /* Device timer (backend.h timer_mark/timer_elapsed) over vk->timer_pool;
- * vk_timer_init creates the pool at device open when the queue family
+ * ws_vk_timer_init creates the pool at device open when the queue family
  * supports timestamps. */
-ws_status vk_timer_init(ws_device *dev);
-ws_status vk_op_timer_mark(ws_device *dev, bool end);
-ws_status vk_op_timer_elapsed(ws_device *dev, double *ms);
+ws_status ws_vk_timer_init(ws_device *dev);
+ws_status ws_vk_op_timer_mark(ws_device *dev, bool end);
+ws_status ws_vk_op_timer_elapsed(ws_device *dev, double *ms);
 
 /* vk_pipeline.c */
-ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
-                             const char *what, VkPipeline *out);
-ws_status vk_pipelines_init(ws_device *dev);
-void vk_pipelines_destroy(ws_device *dev);
-ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form, uint32_t n,
+/* invocations: kernel.glsl's WS_INVOCATIONS (0 but for indirect launches) */
+ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
+                                uint32_t invocations, const char *what, VkPipeline *out);
+ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                              uint32_t block, uint32_t invocations, VkPipeline *out);
+ws_status ws_vk_pipelines_init(ws_device *dev);
+void ws_vk_pipelines_destroy(ws_device *dev);
+ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form, uint32_t n,
                        const void *args, size_t args_size, uint32_t block);
 
+/* vk_loop.c: the device loop (backend.h loop_create / loop_run / loop_destroy) */
+ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
+ws_status ws_vk_loop_run(ws_device *dev, void *loop);
+void ws_vk_loop_destroy(ws_device *dev, void *loop);
+
 /* vk_queue.c */
-ws_status vk_op_queue_count(ws_device *dev, const ws_queue_args *q);
-ws_status vk_op_queue_gather(ws_device *dev, const ws_queue_args *q);
-ws_status vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q);
-ws_status vk_op_queue_publish(ws_device *dev, const ws_queue_args *q);
-ws_status vk_op_queue_compact(ws_device *dev, const ws_queue_args *q);
+ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q);
+ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q);
+ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q);
+ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q);
+ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q);
 
 #endif

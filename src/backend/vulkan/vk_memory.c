@@ -4,7 +4,7 @@
  * Each buffer owns one VkDeviceMemory allocation: the core reserves its few
  * buffers per scheduler at creation, so the allocation count stays small.
  * Invariants:
- *   M1 every live vk_buffer is on impl->live exactly once;
+ *   M1 every live ws_vk_buffer is on impl->live exactly once;
  *   M2 impl->by_addr holds exactly the live device buffers, sorted by
  *      address; their ranges [addr, addr + size) are disjoint (distinct
  *      buffers never share device addresses), so a binary search finds the
@@ -18,7 +18,7 @@
 
 /* The first memory type allowed by `bits` that has all of `need`, preferring
  * one that also has `want`; UINT32_MAX if none. */
-static uint32_t pick_memory_type(const vk_impl *vk, uint32_t bits, VkMemoryPropertyFlags need,
+static uint32_t pick_memory_type(const ws_vk_impl *vk, uint32_t bits, VkMemoryPropertyFlags need,
                                  VkMemoryPropertyFlags want) {
   uint32_t fallback = UINT32_MAX;
   for (uint32_t i = 0; i < vk->memory.memoryTypeCount; ++i) {
@@ -36,11 +36,11 @@ static uint32_t pick_memory_type(const vk_impl *vk, uint32_t bits, VkMemoryPrope
 }
 
 /* Inserts a device buffer into the address map (M2). */
-static ws_status map_insert(ws_device *dev, vk_buffer *b) {
-  vk_impl *vk = vk_of(dev);
+static ws_status map_insert(ws_device *dev, ws_vk_buffer *b) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (vk->addr_count == vk->addr_cap) {
     uint32_t cap = vk->addr_cap ? 2 * vk->addr_cap : 64;
-    vk_buffer **grown = ws_calloc(cap, sizeof *grown);
+    ws_vk_buffer **grown = ws_calloc(cap, sizeof *grown);
     if (!grown)
       return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the address map (%u entries)",
                          cap);
@@ -60,7 +60,7 @@ static ws_status map_insert(ws_device *dev, vk_buffer *b) {
   return WS_OK;
 }
 
-static void map_remove(vk_impl *vk, const vk_buffer *b) {
+static void map_remove(ws_vk_impl *vk, const ws_vk_buffer *b) {
   for (uint32_t i = 0; i < vk->addr_count; ++i) {
     if (vk->by_addr[i] == b) {
       memmove(&vk->by_addr[i], &vk->by_addr[i + 1], (vk->addr_count - i - 1) * sizeof *vk->by_addr);
@@ -70,9 +70,9 @@ static void map_remove(vk_impl *vk, const vk_buffer *b) {
   }
 }
 
-ws_status vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, vk_buffer **out,
+ws_status ws_vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, ws_vk_buffer **out,
                          VkDeviceSize *offset) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   /* last buffer whose address is <= addr */
   uint32_t lo = 0, hi = vk->addr_count;
   while (lo < hi) {
@@ -83,7 +83,7 @@ ws_status vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, vk_bu
       hi = mid;
   }
   if (lo > 0) {
-    vk_buffer *b = vk->by_addr[lo - 1];
+    ws_vk_buffer *b = vk->by_addr[lo - 1];
     VkDeviceSize off = addr - b->addr;
     if (off <= b->size && size <= b->size - off) {
       *out = b;
@@ -97,10 +97,10 @@ ws_status vk_buffer_find(ws_device *dev, uint64_t addr, VkDeviceSize size, vk_bu
                      addr, (uint64_t)size);
 }
 
-ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buffer **out) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, ws_vk_buffer **out) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   *out = NULL;
-  vk_buffer *b = ws_calloc(1, sizeof *b);
+  ws_vk_buffer *b = ws_calloc(1, sizeof *b);
   if (!b)
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for a buffer handle");
   /* Whole 32-bit words, never empty: fills and word-wise shader copies may
@@ -113,8 +113,10 @@ ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buff
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   if (!host)
-    bi.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-  ws_status st = VK_ALLOC_CALL(dev, vkCreateBuffer, vk->device, &bi, NULL, &b->buffer);
+    /* indirect: the device loop's dispatch commands (vk_loop.c) */
+    bi.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateBuffer, vk->device, &bi, NULL, &b->buffer);
   if (st != WS_OK) {
     ws_free(b);
     return st;
@@ -142,11 +144,11 @@ ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buff
                              .pNext = host ? NULL : &flags,
                              .allocationSize = req.size,
                              .memoryTypeIndex = type};
-  st = VK_ALLOC_CALL(dev, vkAllocateMemory, vk->device, &ai, NULL, &b->memory);
+  st = WS_VK_ALLOC_CALL(dev, vkAllocateMemory, vk->device, &ai, NULL, &b->memory);
   if (st == WS_OK)
-    st = VK_CALL(dev, vkBindBufferMemory, vk->device, b->buffer, b->memory, 0);
+    st = WS_VK_CALL(dev, vkBindBufferMemory, vk->device, b->buffer, b->memory, 0);
   if (st == WS_OK && host)
-    st = VK_CALL(dev, vkMapMemory, vk->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map);
+    st = WS_VK_CALL(dev, vkMapMemory, vk->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map);
   if (st == WS_OK && !host) {
     VkBufferDeviceAddressInfo di = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
                                     .buffer = b->buffer};
@@ -171,16 +173,16 @@ ws_status vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, vk_buff
   return WS_OK;
 }
 
-void vk_buffer_destroy(ws_device *dev, vk_buffer *b) {
+void ws_vk_buffer_destroy(ws_device *dev, ws_vk_buffer *b) {
   if (!b)
     return;
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   /* The stream may still use the buffer: core callers free buffers only
    * when no dispatch is running, but enqueued work may be pending. Finish
    * it first (no-op when nothing is recorded). A failure has already been
    * recorded on the device and the buffer is freed regardless. */
   if (vk->recording)
-    (void)vk_op_synchronize(dev);
+    (void)ws_vk_op_synchronize(dev);
   if (b->addr)
     map_remove(vk, b);
   if (b->prev)
@@ -194,9 +196,9 @@ void vk_buffer_destroy(ws_device *dev, vk_buffer *b) {
   ws_free(b);
 }
 
-ws_status vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
-  vk_buffer *b;
-  ws_status st = vk_buffer_create(dev, size, false, &b);
+ws_status ws_vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void **handle) {
+  ws_vk_buffer *b;
+  ws_status st = ws_vk_buffer_create(dev, size, false, &b);
   if (st != WS_OK)
     return st;
   *addr = b->addr;
@@ -204,13 +206,13 @@ ws_status vk_op_buffer_alloc(ws_device *dev, size_t size, uint64_t *addr, void *
   return WS_OK;
 }
 
-void vk_op_buffer_free(ws_device *dev, void *handle) {
-  vk_buffer_destroy(dev, handle);
+void ws_vk_op_buffer_free(ws_device *dev, void *handle) {
+  ws_vk_buffer_destroy(dev, handle);
 }
 
-ws_status vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle) {
-  vk_buffer *b;
-  ws_status st = vk_buffer_create(dev, size, true, &b);
+ws_status ws_vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handle) {
+  ws_vk_buffer *b;
+  ws_status st = ws_vk_buffer_create(dev, size, true, &b);
   if (st != WS_OK)
     return st;
   /* like the CPU backend's calloc: a readback never exposes stale bytes */
@@ -220,12 +222,12 @@ ws_status vk_op_host_alloc(ws_device *dev, size_t size, void **ptr, void **handl
   return WS_OK;
 }
 
-void vk_op_host_free(ws_device *dev, void *handle) {
-  vk_buffer_destroy(dev, handle);
+void ws_vk_op_host_free(ws_device *dev, void *handle) {
+  ws_vk_buffer_destroy(dev, handle);
 }
 
-ws_status vk_op_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_op_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
   VkPhysicalDeviceMemoryProperties2 props = {

@@ -19,7 +19,7 @@
 /* SPIR-V capabilities that need a device feature, and whether the device
  * has it enabled. A shader using one the device lacks is refused with a
  * message naming the feature (drivers are not required to diagnose it). */
-static const char *missing_feature(const vk_impl *vk, uint32_t capability) {
+static const char *missing_feature(const ws_vk_impl *vk, uint32_t capability) {
   switch (capability) {
   case 9: /* Float16 */
     return vk->features.float16 ? NULL : "shaderFloat16";
@@ -53,7 +53,7 @@ static ws_status check_spirv(ws_device *dev, const uint32_t *code, size_t size, 
     if (count == 0 || i + count > words)
       return ws_dev_fail(dev, WS_ENOKERNEL, "vulkan: %s: malformed SPIR-V at word %zu", what, i);
     if (op == 17 /* OpCapability */ && count >= 2) {
-      const char *feature = missing_feature(vk_of(dev), code[i + 1]);
+      const char *feature = missing_feature(ws_vk_of(dev), code[i + 1]);
       if (feature)
         return ws_dev_fail(dev, WS_ENODEV,
                            "vulkan: %s uses SPIR-V capability %u, which needs the %s feature that "
@@ -67,9 +67,9 @@ static ws_status check_spirv(ws_device *dev, const uint32_t *code, size_t size, 
   return WS_OK;
 }
 
-ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
-                             const char *what, VkPipeline *out) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
+                                uint32_t invocations, const char *what, VkPipeline *out) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   *out = VK_NULL_HANDLE;
   const VkPhysicalDeviceLimits *lim = &vk->props.limits;
   if (block == 0 || block > lim->maxComputeWorkGroupSize[0] ||
@@ -87,11 +87,13 @@ ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, 
   VkShaderModule module;
   VkResult r = vkCreateShaderModule(vk->device, &mi, NULL, &module);
   if (r != VK_SUCCESS)
-    return ws_dev_fail(dev, vk_status_of(r), "vulkan: %s: vkCreateShaderModule failed: %s (%d)",
-                       what, vk_result_name(r), (int)r);
-  const uint32_t spec_values[2] = {block, vk->chunk_groups};
-  const VkSpecializationMapEntry spec_map[2] = {{0, 0, 4}, {1, 4, 4}};
-  const VkSpecializationInfo spec = {2, spec_map, sizeof spec_values, spec_values};
+    return ws_dev_fail(dev, ws_vk_status_of(r), "vulkan: %s: vkCreateShaderModule failed: %s (%d)",
+                       what, ws_vk_result_name(r), (int)r);
+  /* kernel.glsl: workgroup size, workgroups per chunk, invocations of an
+   * indirect dispatch (0 = the launch geometry says) */
+  const uint32_t spec_values[3] = {block, vk->chunk_groups, invocations};
+  const VkSpecializationMapEntry spec_map[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+  const VkSpecializationInfo spec = {3, spec_map, sizeof spec_values, spec_values};
   VkComputePipelineCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       /* vkCmdDispatchBase with a non-zero base needs this flag */
@@ -107,30 +109,30 @@ ws_status vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, 
   vkDestroyShaderModule(vk->device, module, NULL);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
-    return ws_dev_fail(dev, vk_status_of(r), "vulkan: %s: vkCreateComputePipelines failed: %s (%d)",
-                       what, vk_result_name(r), (int)r);
+    return ws_dev_fail(dev, ws_vk_status_of(r), "vulkan: %s: vkCreateComputePipelines failed: %s (%d)",
+                       what, ws_vk_result_name(r), (int)r);
   }
   return WS_OK;
 }
 
-ws_status vk_pipelines_init(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_pipelines_init(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   static const struct {
     const uint32_t *code;
     const size_t *size;
     const char *name;
-  } shaders[VK_QS_N] = {
-      [VK_QS_COUNT] = {ws_vk_shader_count, &ws_vk_shader_count_size, "queue shader count"},
-      [VK_QS_GATHER] = {ws_vk_shader_gather, &ws_vk_shader_gather_size, "queue shader gather"},
-      [VK_QS_GATHER_ALL_PREFIX] = {ws_vk_shader_gather_all_prefix,
+  } shaders[WS_VK_QS_N] = {
+      [WS_VK_QS_COUNT] = {ws_vk_shader_count, &ws_vk_shader_count_size, "queue shader count"},
+      [WS_VK_QS_GATHER] = {ws_vk_shader_gather, &ws_vk_shader_gather_size, "queue shader gather"},
+      [WS_VK_QS_GATHER_ALL_PREFIX] = {ws_vk_shader_gather_all_prefix,
                                    &ws_vk_shader_gather_all_prefix_size,
                                    "queue shader gather_all_prefix"},
-      [VK_QS_GATHER_ALL] = {ws_vk_shader_gather_all, &ws_vk_shader_gather_all_size,
+      [WS_VK_QS_GATHER_ALL] = {ws_vk_shader_gather_all, &ws_vk_shader_gather_all_size,
                             "queue shader gather_all"},
-      [VK_QS_PUBLISH] = {ws_vk_shader_publish, &ws_vk_shader_publish_size, "queue shader publish"},
-      [VK_QS_COMPACT_HOLES] = {ws_vk_shader_compact_holes, &ws_vk_shader_compact_holes_size,
+      [WS_VK_QS_PUBLISH] = {ws_vk_shader_publish, &ws_vk_shader_publish_size, "queue shader publish"},
+      [WS_VK_QS_COMPACT_HOLES] = {ws_vk_shader_compact_holes, &ws_vk_shader_compact_holes_size,
                                "queue shader compact_holes"},
-      [VK_QS_COMPACT_MOVE] = {ws_vk_shader_compact_move, &ws_vk_shader_compact_move_size,
+      [WS_VK_QS_COMPACT_MOVE] = {ws_vk_shader_compact_move, &ws_vk_shader_compact_move_size,
                               "queue shader compact_move"},
   };
   /* The user pipeline cache's array is made with the device, not at the
@@ -141,41 +143,44 @@ ws_status vk_pipelines_init(ws_device *dev) {
   if (!vk->pipelines)
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the pipeline cache");
   vk->pipeline_cap = 16;
-  VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_WS_PUSH_BYTES};
+  VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, WS_VK_PUSH_BYTES};
   VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                    .pushConstantRangeCount = 1,
                                    .pPushConstantRanges = &range};
-  ws_status st = VK_CALL(dev, vkCreatePipelineLayout, vk->device, &li, NULL, &vk->layout);
-  for (uint32_t s = 0; s < VK_QS_N && st == WS_OK; ++s)
-    st = vk_pipeline_create(dev, shaders[s].code, *shaders[s].size, vk->queue_block,
-                            shaders[s].name, &vk->queue_pipelines[s]);
+  ws_status st = WS_VK_CALL(dev, vkCreatePipelineLayout, vk->device, &li, NULL, &vk->layout);
+  for (uint32_t s = 0; s < WS_VK_QS_N && st == WS_OK; ++s)
+    st = ws_vk_pipeline_create(dev, shaders[s].code, *shaders[s].size, vk->queue_block, 0,
+                               shaders[s].name, &vk->queue_pipelines[s]);
   return st;
 }
 
-void vk_pipelines_destroy(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+void ws_vk_pipelines_destroy(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   for (uint32_t i = 0; i < vk->pipeline_count; ++i)
     vkDestroyPipeline(vk->device, vk->pipelines[i].pipeline, NULL);
   ws_free(vk->pipelines);
   vk->pipelines = NULL;
   vk->pipeline_count = vk->pipeline_cap = 0;
-  for (uint32_t s = 0; s < VK_QS_N; ++s) {
+  for (uint32_t s = 0; s < WS_VK_QS_N; ++s) {
     vkDestroyPipeline(vk->device, vk->queue_pipelines[s], NULL);
     vk->queue_pipelines[s] = VK_NULL_HANDLE;
   }
+  vkDestroyPipeline(vk->device, vk->loop_pipeline, NULL);
+  vk->loop_pipeline = VK_NULL_HANDLE;
   vkDestroyPipelineLayout(vk->device, vk->layout, NULL);
   vk->layout = VK_NULL_HANDLE;
 }
 
-/* The cached pipeline of (entry, form, block), created on first use. GLSL
- * modules have step and megakernel shaders; no tail (ws_scheduler_config
- * .tail_frames then never runs a tail on Vulkan). */
-static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
-                               uint32_t block, VkPipeline *out) {
-  vk_impl *vk = vk_of(dev);
+/* The cached pipeline of (entry, form, block, invocations), created on
+ * first use. GLSL modules have step and megakernel shaders; no tail
+ * (ws_scheduler_config.tail_frames then never runs a tail on Vulkan). */
+ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+                              uint32_t block, uint32_t invocations, VkPipeline *out) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   for (uint32_t i = 0; i < vk->pipeline_count; ++i) {
-    const vk_pipeline *p = &vk->pipelines[i];
-    if (p->entry == entry && p->form == form && p->block == block) {
+    const ws_vk_pipeline *p = &vk->pipelines[i];
+    if (p->entry == entry && p->form == form && p->block == block &&
+        p->invocations == invocations) {
       *out = p->pipeline;
       return WS_OK;
     }
@@ -190,7 +195,7 @@ static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_
                        entry->name, ws_form_name(form));
   if (vk->pipeline_count == vk->pipeline_cap) {
     const uint32_t cap = vk->pipeline_cap ? 2 * vk->pipeline_cap : 16;
-    vk_pipeline *grown = ws_calloc(cap, sizeof *grown);
+    ws_vk_pipeline *grown = ws_calloc(cap, sizeof *grown);
     if (!grown)
       return ws_dev_fail(dev, WS_ENOMEM, "vulkan: no host memory for the pipeline cache");
     if (vk->pipeline_count)
@@ -202,24 +207,24 @@ static ws_status user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_
   char what[160];
   snprintf(what, sizeof what, "entry '%s'%s", entry->name, mega ? " (megakernel)" : "");
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = vk_pipeline_create(dev, code, size, block, what, &p);
+  ws_status st = ws_vk_pipeline_create(dev, code, size, block, invocations, what, &p);
   if (st != WS_OK)
     return st;
-  vk->pipelines[vk->pipeline_count++] = (vk_pipeline){entry, form, block, p};
+  vk->pipelines[vk->pipeline_count++] = (ws_vk_pipeline){entry, form, block, invocations, p};
   *out = p;
   return WS_OK;
 }
 
-ws_status vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
+ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
                        uint32_t n, const void *args, size_t args_size, uint32_t block) {
-  if (args_size > VK_WS_PUSH_BYTES)
+  if (args_size > WS_VK_PUSH_BYTES)
     return ws_dev_fail(dev, WS_EARGS,
                        "vulkan: entry '%s': %zu argument bytes, push constants "
                        "hold %u",
-                       entry->name, args_size, VK_WS_PUSH_BYTES);
+                       entry->name, args_size, WS_VK_PUSH_BYTES);
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = user_pipeline(dev, entry, form, block, &p);
+  ws_status st = ws_vk_user_pipeline(dev, entry, form, block, 0, &p);
   if (st != WS_OK)
     return st;
-  return vk_record_dispatch(dev, p, args, (uint32_t)args_size, n, block, entry->name);
+  return ws_vk_record_dispatch(dev, p, args, (uint32_t)args_size, n, block, entry->name);
 }

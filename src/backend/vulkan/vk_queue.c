@@ -13,172 +13,80 @@
 
 #include <stddef.h>
 
-#define VK_WS_PUSH_CHECK_(type, field, offset)                                                     \
-  _Static_assert(offsetof(type, field) == (offset), #type "." #field " is at " #offset " in GLSL")
+/* The push-constant structs are in vk_internal.h (the device loop records
+ * the same shaders). */
 
-/* shaders/count.comp */
-typedef struct count_push {
-  uint64_t tokens;
-  uint64_t counts;
-  uint32_t scan;
-  uint32_t queue_count;
-} count_push;
-VK_WS_PUSH_CHECK_(count_push, counts, 8);
-VK_WS_PUSH_CHECK_(count_push, scan, 16);
-VK_WS_PUSH_CHECK_(count_push, queue_count, 20);
-
-/* shaders/gather.comp */
-typedef struct gather_push {
-  uint64_t tokens;
-  uint64_t slots;
-  uint64_t counter;
-  uint32_t scan;
-  uint32_t token;
-} gather_push;
-VK_WS_PUSH_CHECK_(gather_push, slots, 8);
-VK_WS_PUSH_CHECK_(gather_push, counter, 16);
-VK_WS_PUSH_CHECK_(gather_push, scan, 24);
-VK_WS_PUSH_CHECK_(gather_push, token, 28);
-
-/* shaders/gather_all_prefix.comp */
-typedef struct prefix_push {
-  uint64_t counts;
-  uint64_t offsets;
-  uint32_t queue_count;
-  uint32_t reserved;
-} prefix_push;
-VK_WS_PUSH_CHECK_(prefix_push, offsets, 8);
-VK_WS_PUSH_CHECK_(prefix_push, queue_count, 16);
-
-/* shaders/gather_all.comp */
-typedef struct gather_all_push {
-  uint64_t tokens;
-  uint64_t offsets;
-  uint64_t slots;
-  uint32_t scan;
-  uint32_t queue_count;
-} gather_all_push;
-VK_WS_PUSH_CHECK_(gather_all_push, offsets, 8);
-VK_WS_PUSH_CHECK_(gather_all_push, slots, 16);
-VK_WS_PUSH_CHECK_(gather_all_push, scan, 24);
-VK_WS_PUSH_CHECK_(gather_all_push, queue_count, 28);
-
-/* shaders/publish.comp */
-typedef struct publish_push {
-  uint64_t tokens;
-  uint64_t slots;
-  uint64_t counts;
-  uint32_t n;
-  uint32_t src;
-  uint32_t slot_base;
-  uint32_t queue_count;
-} publish_push;
-VK_WS_PUSH_CHECK_(publish_push, slots, 8);
-VK_WS_PUSH_CHECK_(publish_push, counts, 16);
-VK_WS_PUSH_CHECK_(publish_push, n, 24);
-VK_WS_PUSH_CHECK_(publish_push, src, 28);
-VK_WS_PUSH_CHECK_(publish_push, slot_base, 32);
-VK_WS_PUSH_CHECK_(publish_push, queue_count, 36);
-
-/* shaders/compact.glsl (compact_holes.comp, compact_move.comp) */
-typedef struct compact_push {
-  uint64_t tokens;
-  uint64_t ids;
-  uint64_t frames;
-  uint64_t field_offsets;
-  uint64_t scratch;
-  uint64_t state; /* vk_impl.state: VK_STATE_* words */
-  uint32_t n;
-  uint32_t scan;
-  uint32_t layout;
-  uint32_t frame_size;
-  uint32_t field_count;
-  uint32_t reserved;
-} compact_push;
-VK_WS_PUSH_CHECK_(compact_push, ids, 8);
-VK_WS_PUSH_CHECK_(compact_push, frames, 16);
-VK_WS_PUSH_CHECK_(compact_push, field_offsets, 24);
-VK_WS_PUSH_CHECK_(compact_push, scratch, 32);
-VK_WS_PUSH_CHECK_(compact_push, state, 40);
-VK_WS_PUSH_CHECK_(compact_push, n, 48);
-VK_WS_PUSH_CHECK_(compact_push, scan, 52);
-VK_WS_PUSH_CHECK_(compact_push, layout, 56);
-VK_WS_PUSH_CHECK_(compact_push, frame_size, 60);
-VK_WS_PUSH_CHECK_(compact_push, field_count, 64);
-_Static_assert(VK_STATE_SIZES == 8, "compact.glsl reads the field sizes at state + 32 bytes");
-_Static_assert(VK_STATE_ERR_COMPACT == 1u, "compact_move.comp sets error bit 1");
-
-static ws_status dispatch(ws_device *dev, vk_queue_shader s, const void *push, uint32_t size,
+static ws_status dispatch(ws_device *dev, ws_vk_queue_shader s, const void *push, uint32_t size,
                           uint32_t n, const char *what) {
-  vk_impl *vk = vk_of(dev);
-  return vk_record_dispatch(dev, vk->queue_pipelines[s], push, size, n, vk->queue_block, what);
+  ws_vk_impl *vk = ws_vk_of(dev);
+  return ws_vk_record_dispatch(dev, vk->queue_pipelines[s], push, size, n, vk->queue_block, what);
 }
 
 /* counts[0..K] = 0, then one histogram pass over [0, scan). */
-ws_status vk_op_queue_count(ws_device *dev, const ws_queue_args *q) {
-  ws_status st = vk_record_fill(dev, q->counts, 0, (size_t)q->queue_count + 1u);
+ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q) {
+  ws_status st = ws_vk_record_fill(dev, q->counts, 0, (size_t)q->queue_count + 1u);
   if (st != WS_OK)
     return st;
-  const count_push p = {q->tokens, q->counts, q->scan, q->queue_count};
-  return dispatch(dev, VK_QS_COUNT, &p, sizeof p, q->scan, "queue count");
+  const count_push p = {q->tokens, q->counts, q->scan, q->queue_count, 0};
+  return dispatch(dev, WS_VK_QS_COUNT, &p, sizeof p, q->scan, "queue count");
 }
 
 /* counter = 0, then every slot with the token appends itself. */
-ws_status vk_op_queue_gather(ws_device *dev, const ws_queue_args *q) {
-  ws_status st = vk_record_fill(dev, q->counter, 0, 1);
+ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q) {
+  ws_status st = ws_vk_record_fill(dev, q->counter, 0, 1);
   if (st != WS_OK)
     return st;
-  const gather_push p = {q->tokens, q->slots, q->counter, q->scan, q->token};
-  return dispatch(dev, VK_QS_GATHER, &p, sizeof p, q->scan, "queue gather");
+  const gather_push p = {q->tokens, q->slots, q->counter, q->scan, q->token, 0};
+  return dispatch(dev, WS_VK_QS_GATHER, &p, sizeof p, q->scan, "queue gather");
 }
 
 /* offsets[t] = counts[1] + ... + counts[t-1] (one workgroup), then every
  * live slot takes the next position of its queue. */
-ws_status vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
+ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
   const prefix_push pp = {q->counts, q->offsets, q->queue_count, 0};
-  ws_status st = dispatch(dev, VK_QS_GATHER_ALL_PREFIX, &pp, sizeof pp, vk_of(dev)->queue_block,
+  ws_status st = dispatch(dev, WS_VK_QS_GATHER_ALL_PREFIX, &pp, sizeof pp, ws_vk_of(dev)->queue_block,
                           "queue gather_all prefix");
   if (st != WS_OK)
     return st;
-  const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count};
-  return dispatch(dev, VK_QS_GATHER_ALL, &p, sizeof p, q->scan, "queue gather_all");
+  const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count, 0};
+  return dispatch(dev, WS_VK_QS_GATHER_ALL, &p, sizeof p, q->scan, "queue gather_all");
 }
 
 /* counts[src] -= n and counts[tokens[slot]] += 1 over the launch's frames. */
-ws_status vk_op_queue_publish(ws_device *dev, const ws_queue_args *q) {
+ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q) {
   const publish_push p = {q->tokens, q->slots,     q->counts,     q->n,
-                          q->src,    q->slot_base, q->queue_count};
-  return dispatch(dev, VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
+                          q->src,    q->slot_base, q->queue_count, 0};
+  return dispatch(dev, WS_VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
 }
 
 /* Two passes: the free slots of [0, n) list themselves in scratch, then the
  * k-th live frame found in [n, scan) moves into scratch[k]. With exactly n
  * live frames in [0, scan) there are as many movers as holes; a surplus
- * mover stays where it is and sets VK_STATE_ERR_COMPACT, reported at the
+ * mover stays where it is and sets WS_VK_STATE_ERR_COMPACT, reported at the
  * next synchronization (the CPU backend reports the same condition at
  * once). */
-ws_status vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (q->scan <= q->n)
     return WS_OK;
   if (q->layout == WS_LAYOUT_SOA && q->field_count > WS_MAX_FRAME_FIELDS)
     return ws_dev_fail(dev, WS_EINVAL, "vulkan: compaction of %u fields (at most %u)",
                        q->field_count, WS_MAX_FRAME_FIELDS);
-  ws_status st = vk_record_fill(dev, vk->state->addr + 4u * VK_STATE_HOLES, 0, 2);
+  ws_status st = ws_vk_record_fill(dev, vk->state->addr + 4u * WS_VK_STATE_HOLES, 0, 2);
   if (st != WS_OK)
     return st;
   if (q->layout == WS_LAYOUT_SOA && q->field_count) {
-    if ((st = vk_record_begin(dev)) != WS_OK)
+    if ((st = ws_vk_record_begin(dev)) != WS_OK)
       return st;
-    vkCmdUpdateBuffer(vk->cmd, vk->state->buffer, 4u * VK_STATE_SIZES, 4u * q->field_count,
+    vkCmdUpdateBuffer(vk->cmd, vk->state->buffer, 4u * WS_VK_STATE_SIZES, 4u * q->field_count,
                       q->field_sizes);
-    vk_record_end(dev);
+    ws_vk_record_end(dev);
   }
   const compact_push p = {q->tokens,  q->ids,          q->frames,      q->field_offsets,
                           q->scratch, vk->state->addr, q->n,           q->scan,
-                          q->layout,  q->frame_size,   q->field_count, 0};
-  if ((st = dispatch(dev, VK_QS_COMPACT_HOLES, &p, sizeof p, q->n, "compaction holes")) != WS_OK ||
-      (st = dispatch(dev, VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n, "compaction move")) !=
+                          q->layout,  q->frame_size,   q->field_count, 0, 0};
+  if ((st = dispatch(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n, "compaction holes")) != WS_OK ||
+      (st = dispatch(dev, WS_VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n, "compaction move")) !=
           WS_OK)
     return st;
   vk->check_state = true;

@@ -8,18 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VK_WS_SHADER_(name)                                                                        \
+#define WS_VK_SHADER_(name)                                                                        \
   extern const uint32_t ws_vk_shader_##name[];                                                     \
   extern const size_t ws_vk_shader_##name##_size;
 
-VK_WS_SHADER_(count)
-VK_WS_SHADER_(gather)
-VK_WS_SHADER_(gather_all_prefix)
-VK_WS_SHADER_(gather_all)
-VK_WS_SHADER_(publish)
-VK_WS_SHADER_(compact_holes)
-VK_WS_SHADER_(compact_move)
+WS_VK_SHADER_(count)
+WS_VK_SHADER_(gather)
+WS_VK_SHADER_(gather_all_prefix)
+WS_VK_SHADER_(gather_all)
+WS_VK_SHADER_(publish)
+WS_VK_SHADER_(compact_holes)
+WS_VK_SHADER_(compact_move)
+WS_VK_SHADER_(loop)
 
-#undef VK_WS_SHADER_
+#undef WS_VK_SHADER_
 
 #endif

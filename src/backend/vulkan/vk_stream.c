@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* wavesched — Vulkan backend: the stream.
  *
- * Stream state machine (vk_impl):
+ * Stream state machine (ws_vk_impl):
  *   idle       recording == false; cmd is reset (initial state)
  *   recording  cmd is begun and holds every operation enqueued since the
  *              last synchronization, each preceded by a barrier that orders
  *              it after the previous one
- * vk_record_begin moves idle -> recording; vk_op_synchronize moves
+ * ws_vk_record_begin moves idle -> recording; ws_vk_op_synchronize moves
  * recording -> idle through one submission and one fence wait. A failed or
  * timed-out submission leaves the device `broken`: every later call fails
  * with the recorded message instead of touching a command buffer the queue
@@ -21,7 +21,7 @@
  * is visible to every shader or transfer access after it. It also orders
  * write-after-read (an execution dependency), so e.g. a fill may safely
  * overwrite what the previous dispatch read. */
-static void stream_barrier(vk_impl *vk) {
+static void stream_barrier(ws_vk_impl *vk) {
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
@@ -36,25 +36,25 @@ static void stream_barrier(vk_impl *vk) {
 static ws_status broken_fail(ws_device *dev) {
   return ws_dev_fail(dev, WS_EBACKEND,
                      "vulkan: the device is unusable after an earlier failure: %s",
-                     vk_of(dev)->broken_msg);
+                     ws_vk_of(dev)->broken_msg);
 }
 
 static ws_status mark_broken(ws_device *dev, ws_status st) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   vk->broken = true;
   _Static_assert(sizeof vk->broken_msg == sizeof dev->error, "same size: a plain copy");
   memcpy(vk->broken_msg, dev->error, sizeof vk->broken_msg);
   return st;
 }
 
-ws_status vk_record_begin(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_record_begin(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (vk->broken)
     return broken_fail(dev);
   if (!vk->recording) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    ws_status st = VK_CALL(dev, vkBeginCommandBuffer, vk->cmd, &bi);
+    ws_status st = WS_VK_CALL(dev, vkBeginCommandBuffer, vk->cmd, &bi);
     if (st != WS_OK)
       return st;
     vk->recording = true;
@@ -64,7 +64,7 @@ ws_status vk_record_begin(ws_device *dev) {
     vk->need_barrier = true;
     if (vk->clear_state) {
       stream_barrier(vk);
-      vkCmdFillBuffer(vk->cmd, vk->state->buffer, 4u * VK_STATE_ERROR, 4u, 0u);
+      vkCmdFillBuffer(vk->cmd, vk->state->buffer, 4u * WS_VK_STATE_ERROR, 4u, 0u);
       vk->clear_state = false;
     }
   }
@@ -75,16 +75,16 @@ ws_status vk_record_begin(ws_device *dev) {
   return WS_OK;
 }
 
-void vk_record_end(ws_device *dev) {
-  vk_of(dev)->need_barrier = true;
+void ws_vk_record_end(ws_device *dev) {
+  ws_vk_of(dev)->need_barrier = true;
 }
 
 /* kernel.glsl "launch geometry": chunks of at most chunk_groups workgroups;
  * chunk c gets baseGroup (0, pad_c, c), pad_c = 0 except for the last chunk
  * whose last group has `pad` surplus invocations. */
-ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *push,
+ws_status ws_vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *push,
                              uint32_t push_size, uint32_t n, uint32_t block, const char *what) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (n == 0)
     return WS_OK;
   const uint64_t groups = ((uint64_t)n + block - 1u) / block;
@@ -96,7 +96,7 @@ ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *pu
                        "vulkan: %s: %u invocations in groups of %u need %" PRIu64
                        " dispatch chunks, the device allows %u",
                        what, n, block, chunks, lim->maxComputeWorkGroupCount[2]);
-  ws_status st = vk_record_begin(dev);
+  ws_status st = ws_vk_record_begin(dev);
   if (st != WS_OK)
     return st;
   if (vk->bound != pipeline) {
@@ -104,7 +104,7 @@ ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *pu
     vk->bound = pipeline;
   }
   /* push constants are whole words; the tail beyond push_size is zero */
-  uint32_t words[VK_WS_PUSH_BYTES / 4];
+  uint32_t words[WS_VK_PUSH_BYTES / 4];
   memset(words, 0, sizeof words);
   memcpy(words, push, push_size);
   const uint32_t bytes = (push_size + 3u) & ~3u;
@@ -116,53 +116,53 @@ ws_status vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void *pu
         (uint32_t)(groups - first < vk->chunk_groups ? groups - first : vk->chunk_groups);
     vkCmdDispatchBase(vk->cmd, 0, c + 1 == chunks ? pad : 0u, (uint32_t)c, count, 1, 1);
   }
-  vk_record_end(dev);
+  ws_vk_record_end(dev);
   return WS_OK;
 }
 
-ws_status vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
-  vk_buffer *b;
+ws_status ws_vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
+  ws_vk_buffer *b;
   VkDeviceSize off;
-  ws_status st = vk_buffer_find(dev, dst, (VkDeviceSize)count * 4u, &b, &off);
+  ws_status st = ws_vk_buffer_find(dev, dst, (VkDeviceSize)count * 4u, &b, &off);
   if (st != WS_OK)
     return st;
   if (off % 4u != 0)
     return ws_dev_fail(dev, WS_EINVAL,
                        "vulkan: fill at address 0x%" PRIx64 " is not 4-byte aligned", dst);
-  if ((st = vk_record_begin(dev)) != WS_OK)
+  if ((st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
-  vkCmdFillBuffer(vk_of(dev)->cmd, b->buffer, off, (VkDeviceSize)count * 4u, value);
-  vk_record_end(dev);
+  vkCmdFillBuffer(ws_vk_of(dev)->cmd, b->buffer, off, (VkDeviceSize)count * 4u, value);
+  ws_vk_record_end(dev);
   return WS_OK;
 }
 
-ws_status vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
+ws_status ws_vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count) {
   if (count == 0)
     return WS_OK;
-  return vk_record_fill(dev, dst, value, count);
+  return ws_vk_record_fill(dev, dst, value, count);
 }
 
-ws_status vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
+ws_status ws_vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_offset, uint64_t src,
                              size_t size) {
-  vk_buffer *host = host_handle, *b;
+  ws_vk_buffer *host = host_handle, *b;
   VkDeviceSize off;
   if (size == 0)
     return WS_OK;
-  ws_status st = vk_buffer_find(dev, src, size, &b, &off);
+  ws_status st = ws_vk_buffer_find(dev, src, size, &b, &off);
   if (st != WS_OK)
     return st;
-  if ((st = vk_record_begin(dev)) != WS_OK)
+  if ((st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
   VkBufferCopy region = {.srcOffset = off, .dstOffset = host_offset, .size = size};
-  vkCmdCopyBuffer(vk_of(dev)->cmd, b->buffer, host->buffer, 1, &region);
-  vk_record_end(dev);
+  vkCmdCopyBuffer(ws_vk_of(dev)->cmd, b->buffer, host->buffer, 1, &region);
+  ws_vk_record_end(dev);
   return WS_OK;
 }
 
 /* Ends, submits and waits for the recorded work. On failure the stream is
  * broken (see the file comment). */
 static ws_status submit_and_wait(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (vk->broken)
     return broken_fail(dev);
   if (!vk->recording)
@@ -171,7 +171,7 @@ static ws_status submit_and_wait(ws_device *dev) {
   if (check) {
     /* the queue shaders' error word rides on this synchronization */
     stream_barrier(vk);
-    VkBufferCopy region = {.srcOffset = 4u * VK_STATE_ERROR, .dstOffset = 0, .size = 4};
+    VkBufferCopy region = {.srcOffset = 4u * WS_VK_STATE_ERROR, .dstOffset = 0, .size = 4};
     vkCmdCopyBuffer(vk->cmd, vk->state->buffer, vk->state_host->buffer, 1, &region);
   }
   /* device writes -> host reads of host-visible memory after the fence */
@@ -183,12 +183,12 @@ static ws_status submit_and_wait(ws_device *dev) {
                        VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
   vk->recording = false;
   vk->check_state = false;
-  ws_status st = VK_CALL(dev, vkEndCommandBuffer, vk->cmd);
+  ws_status st = WS_VK_CALL(dev, vkEndCommandBuffer, vk->cmd);
   if (st == WS_OK) {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                        .commandBufferCount = 1,
                        .pCommandBuffers = &vk->cmd};
-    st = VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->fence);
+    st = WS_VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->fence);
     if (st == WS_OK) {
       VkResult r = vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, vk->timeout_ns);
       if (r == VK_TIMEOUT) {
@@ -199,14 +199,14 @@ static ws_status submit_and_wait(ws_device *dev) {
                     vk->timeout_ns / 1000000000u);
         return mark_broken(dev, WS_EBACKEND);
       }
-      if ((st = vk_check(dev, r, "vkWaitForFences")) != WS_OK)
+      if ((st = ws_vk_check(dev, r, "vkWaitForFences")) != WS_OK)
         return mark_broken(dev, st);
-      st = VK_CALL(dev, vkResetFences, vk->device, 1, &vk->fence);
+      st = WS_VK_CALL(dev, vkResetFences, vk->device, 1, &vk->fence);
     }
   }
   /* The command buffer is not pending any more (never submitted, or its
    * fence signalled): its pool can be reset whatever happened above. */
-  ws_status rs = VK_CALL(dev, vkResetCommandPool, vk->device, vk->pool, 0);
+  ws_status rs = WS_VK_CALL(dev, vkResetCommandPool, vk->device, vk->pool, 0);
   if (st == WS_OK)
     st = rs;
   if (st != WS_OK)
@@ -216,7 +216,7 @@ static ws_status submit_and_wait(ws_device *dev) {
     memcpy(&err, vk->state_host->map, sizeof err);
     if (err != 0) {
       vk->clear_state = true;
-      if (err & VK_STATE_ERR_COMPACT)
+      if (err & WS_VK_STATE_ERR_COMPACT)
         return ws_dev_fail(dev, WS_EPROTO_INTERNAL,
                            "vulkan: compaction found more live frames above the live count than "
                            "free slots below it (the live count was wrong)");
@@ -226,7 +226,7 @@ static ws_status submit_and_wait(ws_device *dev) {
   return WS_OK;
 }
 
-ws_status vk_op_synchronize(ws_device *dev) {
+ws_status ws_vk_op_synchronize(ws_device *dev) {
   return submit_and_wait(dev);
 }
 
@@ -234,11 +234,11 @@ ws_status vk_op_synchronize(ws_device *dev) {
  * the whole stream is submitted and waited for, chunk by chunk through the
  * staging buffer (which only this function uses, so it is free whenever the
  * host fills it). */
-ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size) {
-  vk_impl *vk = vk_of(dev);
-  vk_buffer *b;
+ws_status ws_vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  ws_vk_buffer *b;
   VkDeviceSize off;
-  ws_status st = vk_buffer_find(dev, dst, size, &b, &off);
+  ws_status st = ws_vk_buffer_find(dev, dst, size, &b, &off);
   if (st != WS_OK)
     return st;
   size_t done = 0;
@@ -246,12 +246,12 @@ ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size
     size_t chunk = size - done;
     if (chunk > vk->staging->size)
       chunk = (size_t)vk->staging->size;
-    if ((st = vk_record_begin(dev)) != WS_OK)
+    if ((st = ws_vk_record_begin(dev)) != WS_OK)
       return st;
     memcpy(vk->staging->map, (const unsigned char *)src + done, chunk);
     VkBufferCopy region = {.srcOffset = 0, .dstOffset = off + done, .size = chunk};
     vkCmdCopyBuffer(vk->cmd, vk->staging->buffer, b->buffer, 1, &region);
-    vk_record_end(dev);
+    ws_vk_record_end(dev);
     if ((st = submit_and_wait(dev)) != WS_OK)
       return st;
     done += chunk;
@@ -268,11 +268,11 @@ ws_status vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t size
  * earlier command has completed, so the interval is from the completion of
  * the work before the start mark to the completion of the work before the
  * end mark. Timestamps write no memory the stream reads, so they need no
- * barrier of their own; vk_record_begin still places the pending one, which
+ * barrier of their own; ws_vk_record_begin still places the pending one, which
  * keeps the operations before and after the mark ordered. */
 
-ws_status vk_timer_init(ws_device *dev) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_timer_init(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   VkQueueFamilyProperties qf[64];
   uint32_t n = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &n, NULL);
@@ -289,19 +289,19 @@ ws_status vk_timer_init(ws_device *dev) {
   VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                               .queryType = VK_QUERY_TYPE_TIMESTAMP,
                               .queryCount = 2};
-  ws_status st = VK_CALL(dev, vkCreateQueryPool, vk->device, &qi, NULL, &vk->timer_pool);
+  ws_status st = WS_VK_CALL(dev, vkCreateQueryPool, vk->device, &qi, NULL, &vk->timer_pool);
   if (st != WS_OK)
     vk->timer_pool = VK_NULL_HANDLE;
   return st;
 }
 
-ws_status vk_op_timer_mark(ws_device *dev, bool end) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_op_timer_mark(ws_device *dev, bool end) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (!vk->timer_pool)
-    return WS_OK; /* no device timer: vk_op_timer_elapsed reports -1 */
+    return WS_OK; /* no device timer: ws_vk_op_timer_elapsed reports -1 */
   if (end && !(vk->timer_marks & 1u))
     return ws_dev_fail(dev, WS_EINVAL, "vulkan: device timer: end mark without a start mark");
-  ws_status st = vk_record_begin(dev);
+  ws_status st = ws_vk_record_begin(dev);
   if (st != WS_OK)
     return st;
   if (!end) {
@@ -313,10 +313,10 @@ ws_status vk_op_timer_mark(ws_device *dev, bool end) {
   return WS_OK;
 }
 
-ws_status vk_op_timer_elapsed(ws_device *dev, double *ms) {
-  vk_impl *vk = vk_of(dev);
+ws_status ws_vk_op_timer_elapsed(ws_device *dev, double *ms) {
+  ws_vk_impl *vk = ws_vk_of(dev);
   if (!vk->timer_pool) {
-    *ms = -1.0; /* stands for NULL timer ops (see vk_ops in vk_device.c) */
+    *ms = -1.0; /* stands for NULL timer ops (see ws_vk_ops in vk_device.c) */
     return WS_OK;
   }
   if (vk->broken)
@@ -330,7 +330,7 @@ ws_status vk_op_timer_elapsed(ws_device *dev, double *ms) {
   if (vk->recording && (st = submit_and_wait(dev)) != WS_OK)
     return st;
   uint64_t t[2];
-  if ((st = VK_CALL(dev, vkGetQueryPoolResults, vk->device, vk->timer_pool, 0, 2, sizeof t, t,
+  if ((st = WS_VK_CALL(dev, vkGetQueryPoolResults, vk->device, vk->timer_pool, 0, 2, sizeof t, t,
                     sizeof t[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT)) != WS_OK)
     return st;
   const uint64_t ticks = (t[1] - t[0]) & vk->timer_mask;

@@ -4,26 +4,34 @@
 #ifndef WAVESCHED_VK_COMPACT_GLSL
 #define WAVESCHED_VK_COMPACT_GLSL
 
+#include "loop.glsl"
+
 layout(push_constant, scalar) uniform compact_pc {
   layout(offset = 0) uint64_t tokens;
   layout(offset = 8) uint64_t ids;
   layout(offset = 16) uint64_t frames;
   layout(offset = 24) uint64_t field_offsets; /* uint64_t[field_count]: SoA arrays */
   layout(offset = 32) uint64_t scratch;       /* uint32_t[n]: the holes */
-  layout(offset = 40) uint64_t state;         /* uint32_t words, vk_internal.h VK_STATE_* */
+  layout(offset = 40) uint64_t state;         /* uint32_t words, vk_internal.h WS_VK_STATE_* */
   layout(offset = 48) uint n;                 /* live count: [0, n) is the dense prefix */
   layout(offset = 52) uint scan;
   layout(offset = 56) uint layout_;
   layout(offset = 60) uint frame_size;        /* AoS record size */
   layout(offset = 64) uint field_count;
+  layout(offset = 72) uint64_t dyn; /* device loop: n and scan from its words (loop.glsl) */
 } P;
 
-/* VK_STATE_* word indices */
+/* WS_VK_STATE_* word indices */
 const uint STATE_HOLES = 0u;
 const uint STATE_MOVERS = 1u;
 const uint STATE_ERROR = 2u;
 const uint STATE_SIZES = 8u;
 const uint STATE_ERR_COMPACT = 1u;
+
+/* The live count and the scan bound: the push constants', or the device
+ * loop's words. */
+uint ws_compact_n() { return P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_COMPACT_N) : P.n; }
+uint ws_compact_scan() { return P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_COMPACT_SCAN) : P.scan; }
 
 /* Copies len bytes from src to dst. Whole aligned words when possible (every
  * frame type whose size and address are multiples of 4); otherwise byte by

@@ -9,7 +9,7 @@
 
 void main() {
   uint s;
-  const bool hole = ws_invocation_index(s) && s < P.n && WS_PTR(uint32_t, P.tokens)[s] == 0u;
+  const bool hole = ws_invocation_index(s) && s < ws_compact_n() && WS_PTR(uint32_t, P.tokens)[s] == 0u;
   const uint pos = ws_queue_append(hole, WS_ADDR(uint32_t, P.state, STATE_HOLES));
   if (hole)
     WS_PTR(uint32_t, P.scratch)[pos] = s;

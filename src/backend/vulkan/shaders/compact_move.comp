@@ -10,8 +10,9 @@
 
 void main() {
   uint i;
-  const bool valid = ws_invocation_index(i) && i < P.scan - P.n;
-  const uint s = P.n + i;
+  const uint n = ws_compact_n();
+  const bool valid = ws_invocation_index(i) && i < ws_compact_scan() - n;
+  const uint s = n + i;
   const uint token = valid ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
   const bool live = token != 0u;
   const uint k = ws_queue_append(live, WS_ADDR(uint32_t, P.state, STATE_MOVERS));

@@ -6,17 +6,20 @@
  * Launch: n = scan. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
+#include "loop.glsl"
 
 layout(push_constant, scalar) uniform count_pc {
   layout(offset = 0) uint64_t tokens;
   layout(offset = 8) uint64_t counts;
   layout(offset = 16) uint scan;
   layout(offset = 20) uint queue_count;
+  layout(offset = 24) uint64_t dyn; /* device loop: scan from its words (loop.glsl) */
 } P;
 
 void main() {
   uint s;
-  const bool valid = ws_invocation_index(s) && s < P.scan;
+  const uint scan = P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_OBS_SCAN) : P.scan;
+  const bool valid = ws_invocation_index(s) && s < scan;
   const uint t = valid ? WS_PTR(uint32_t, P.tokens)[s] : ~0u;
   const bool counted = valid && t <= P.queue_count;
   /* uniform branch: every invocation of the workgroup takes the same side,

@@ -4,6 +4,7 @@
  * counter[0] = m (the host zeroed it first). Launch: n = scan. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
+#include "loop.glsl"
 
 layout(push_constant, scalar) uniform gather_pc {
   layout(offset = 0) uint64_t tokens;
@@ -11,12 +12,16 @@ layout(push_constant, scalar) uniform gather_pc {
   layout(offset = 16) uint64_t counter;
   layout(offset = 24) uint scan;
   layout(offset = 28) uint token;
+  layout(offset = 32) uint64_t dyn; /* device loop: scan and token from its words */
 } P;
 
 void main() {
   uint s;
-  const bool valid = ws_invocation_index(s) && s < P.scan;
-  const bool hit = valid && WS_PTR(uint32_t, P.tokens)[s] == P.token;
+  const bool d = P.dyn != 0ul;
+  const uint scan = d ? ws_dl_word(P.dyn, WS_DL_GATHER_SCAN) : P.scan;
+  const uint token = d ? ws_dl_word(P.dyn, WS_DL_GATHER_TOKEN) : P.token;
+  const bool valid = ws_invocation_index(s) && s < scan;
+  const bool hit = valid && WS_PTR(uint32_t, P.tokens)[s] == token;
   const uint pos = ws_queue_append(hit, P.counter);
   if (hit)
     WS_PTR(uint32_t, P.slots)[pos] = s;

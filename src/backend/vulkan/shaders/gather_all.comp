@@ -6,6 +6,7 @@
  * unspecified). offsets[t] ends as the end of queue t. Launch: n = scan. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
+#include "loop.glsl"
 
 layout(push_constant, scalar) uniform gather_all_pc {
   layout(offset = 0) uint64_t tokens;
@@ -13,11 +14,13 @@ layout(push_constant, scalar) uniform gather_all_pc {
   layout(offset = 16) uint64_t slots;
   layout(offset = 24) uint scan;
   layout(offset = 28) uint queue_count;
+  layout(offset = 32) uint64_t dyn; /* device loop: scan from its words */
 } P;
 
 void main() {
   uint s;
-  const bool valid = ws_invocation_index(s) && s < P.scan;
+  const uint scan = P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_OBS_SCAN) : P.scan;
+  const bool valid = ws_invocation_index(s) && s < scan;
   const uint t = valid ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
   const bool live = t != 0u && t <= P.queue_count;
   if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+#version 460
+/* The Vulkan device loop's decide shader (vk_loop.c): one invocation.
+ *
+ * mode 1 (prime), once at the start of each submission: the halt word
+ * from the state's status, and the first iteration's observation grid.
+ * mode 0 (decide), once per recorded iteration: unless halted, the device
+ * side observation of the auxiliary works and the decisions of decide.glsl
+ * (the twin of decide.h) on the state, then the indirect dispatch commands
+ * of this iteration's launches (0 groups for every launch the plan does not
+ * run) and the sizes the queue shaders read in `dyn` mode (loop.glsl). The
+ * iteration that ends the run (done, error, or observe_interval reached)
+ * sets the halt word; every later iteration of the submission zeroes the
+ * commands and returns, so nothing runs until the host has read the state.
+ *
+ * Commands (VkDispatchIndirectCommand at word WS_DL_CMD + 3 c):
+ *   c = 0          observation (count, gather_all, recount) over [0, high)
+ *   c = 1, 2       compaction holes over [0, n), movers over [n, scan)
+ *   c = 3          gather over [0, gather_scan)
+ *   c = 4          publish over the launch's frames
+ *   c = 5 + j      the step of continuation j (0 = the entry), strided
+ *   c = 6 + K + i  auxiliary stage kernel i (statistics order)
+ *   c = 6 + K + S + 2 k, + 1   append storage k's compaction (issue 18):
+ *                  holes over [0, live), movers over [live, scan), the range
+ *                  decide.glsl's ws_dec_prepare_storage chose, in the words
+ *                  of block k (compact.glsl reads them as WS_DL_COMPACT_*)
+ */
+#include "wavesched/kernel.glsl"
+#include "loop.glsl"
+#include "decide.glsl"
+
+layout(push_constant, scalar) uniform loop_pc {
+  layout(offset = 0) uint64_t state; /* ws_dstate */
+  layout(offset = 8) uint64_t dyn;   /* this loop's words (loop.glsl) */
+  layout(offset = 16) uint64_t slots; /* the scheduler's slot list */
+  layout(offset = 24) uint mode;
+  layout(offset = 28) uint K;
+  layout(offset = 32) uint stages;      /* S: auxiliary stage kernels */
+  layout(offset = 36) uint block;       /* the coroutine's workgroup size */
+  layout(offset = 40) uint queue_block; /* the queue shaders' */
+  layout(offset = 44) uint max_groups;  /* the grid limit vk_loop.c checked R against */
+  layout(offset = 48) uint stage_groups; /* word of uint[S]: each stage kernel's groups */
+  layout(offset = 52) uint storage_words; /* word of the append storages' blocks, 8 words each */
+  layout(offset = 56) uint storages;      /* works with append storage */
+} P;
+
+const uint CMD_OBS = 0u;
+const uint CMD_HOLES = 1u;
+const uint CMD_MOVE = 2u;
+const uint CMD_GATHER = 3u;
+const uint CMD_PUBLISH = 4u;
+const uint CMD_STEP = 5u;
+
+uint groups(uint n, uint b) { return n / b + (n % b != 0u ? 1u : 0u); }
+
+void set_cmd(uint c, uint x) {
+  ws_dec_u32s w = ws_dec_u32s(P.dyn);
+  w.v[WS_DL_CMD + 3u * c] = x;
+  w.v[WS_DL_CMD + 3u * c + 1u] = 1u;
+  w.v[WS_DL_CMD + 3u * c + 2u] = 1u;
+}
+
+void clear_cmds() {
+  const uint n = 6u + P.K + P.stages + 2u * P.storages;
+  for (uint c = 0u; c < n; ++c)
+    set_cmd(c, 0u);
+}
+
+/* one invocation per frame (kernel.glsl's step has no loop: vk_loop.c
+ * refuses pools whose grid exceeds max_groups) */
+void step_cmd(uint src, uint n) { set_cmd(CMD_STEP + src, groups(n, P.block)); }
+
+void main() {
+  ws_dec_u32s w = ws_dec_u32s(P.dyn);
+  if (P.mode == 1u) {
+    ws_dstate_ref r = ws_dstate_ref(P.state);
+    const bool running = r.v.status == WS_DEC_RUNNING;
+    w.v[WS_DL_HALT] = running ? 0u : 1u;
+    clear_cmds();
+    if (running) {
+      w.v[WS_DL_OBS_SCAN] = r.v.high;
+      set_cmd(CMD_OBS, groups(r.v.high, P.queue_block));
+    }
+    return;
+  }
+  clear_cmds();
+  if (w.v[WS_DL_HALT] != 0u)
+    return;
+  ws_dstate d = ws_dstate_ref(P.state).v;
+  ws_dec_observe_works(d);
+  ws_dec_decide(d);
+  const ws_dec_plan p = d.plan;
+  const uint more = ws_dec_loop_next(d);
+  ws_dstate_ref(P.state).v = d;
+  /* append storages, in registration order (loop_device.c lists them so):
+   * compacted before the plan's launches, whatever the plan */
+  uint k = 0u;
+  for (uint i = 0u; i < d.aux_count && P.storages != 0u; ++i) {
+    ws_dec_work_ref aw = ws_dec_work_at(d, i);
+    if (aw.src_extent == 0ul)
+      continue;
+    const uint live = aw.compact_live, scan = aw.compact_scan;
+    const uint block = P.storage_words + 8u * k;
+    w.v[block + WS_DL_COMPACT_N] = live;
+    w.v[block + WS_DL_COMPACT_SCAN] = scan;
+    if (scan > live) {
+      const uint c = 6u + P.K + P.stages + 2u * k;
+      set_cmd(c, groups(live, P.queue_block));
+      set_cmd(c + 1u, groups(scan - live, P.queue_block));
+    }
+    k += 1u;
+  }
+  switch (p.action) {
+  case WS_ACT_REFILL:
+  case WS_ACT_RESUME:
+    if (p.compact != 0u) {
+      w.v[WS_DL_COMPACT_N] = p.compact_live;
+      w.v[WS_DL_COMPACT_SCAN] = p.compact_scan;
+      set_cmd(CMD_HOLES, groups(p.compact_live, P.queue_block));
+      set_cmd(CMD_MOVE, groups(p.compact_scan - p.compact_live, P.queue_block));
+    }
+    if (p.gather != 0u) {
+      /* the gather appends from 0; verification reads the word at the next
+       * boundary (decide.h expect_gather) */
+      ws_dec_u32s(d.gather_count).v[0] = 0u;
+      w.v[WS_DL_GATHER_TOKEN] = p.gather_token;
+      w.v[WS_DL_GATHER_SCAN] = p.gather_scan;
+      set_cmd(CMD_GATHER, groups(p.gather_scan, P.queue_block));
+    }
+    step_cmd(p.action == WS_ACT_REFILL ? 0u : p.queue, p.count);
+    if ((d.flags & WS_DEC_PUBLISH) != 0u) {
+      w.v[WS_DL_PUB_N] = p.count;
+      w.v[WS_DL_PUB_SRC] = p.queue;
+      w.v[WS_DL_PUB_SLOT_BASE] = p.slot_base;
+      ws_dec_u64s(P.dyn).v[WS_DL_PUB_SLOTS / 2u] =
+          p.use_slots == 1u ? P.slots + 4ul * p.slot_offset : 0ul;
+      set_cmd(CMD_PUBLISH, groups(p.count, P.queue_block));
+    }
+    break;
+  case WS_ACT_RESUME_ALL:
+    for (uint j = 1u; j <= P.K; ++j)
+      step_cmd(j, ws_dec_u32s(d.counts).v[j]);
+    break;
+  case WS_ACT_STAGE: {
+    const uint stat = ws_dec_work_at(d, p.work).first_stat + p.stage;
+    set_cmd(CMD_STEP + P.K + 1u + stat, w.v[P.stage_groups + stat]);
+    break;
+  }
+  default:
+    break;
+  }
+  if (more != 0u) {
+    w.v[WS_DL_OBS_SCAN] = d.high;
+    set_cmd(CMD_OBS, groups(d.high, P.queue_block));
+  }
+  w.v[WS_DL_HALT] = more != 0u ? 0u : 1u;
+}

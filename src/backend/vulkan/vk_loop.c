@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* wavesched — the Vulkan backend's device loop (backend.h ws_loop_desc,
+ * docs/loop.md, docs/vulkan.md).
+ *
+ * One secondary command buffer per scheduler, recorded once by loop_create
+ * and executed by every loop_run inside the stream's command buffer, after
+ * the prime (shaders/loop.comp, mode 1: the halt word and the first
+ * observation grid), which loop_run records itself once per submission:
+ *
+ *   [SoA compaction: the field sizes into the backend's state words]
+ *   T times:
+ *     [materialized] zero counts; count; gather_all prefix; gather_all
+ *     [verification] zero recount; count into recount
+ *     decide (loop.comp, mode 0, one invocation): decide.glsl's decisions,
+ *            then the group counts of every launch below
+ *     [append storages] each one's compaction over the range the decision
+ *            chose (issue 18; compact_holes, compact_move)
+ *     [compaction]   holes, movers
+ *     gather
+ *     the steps of continuations 0..K and the auxiliary stage kernels
+ *     [incremental]  publish
+ *
+ * Every launch after the decide shader is a vkCmdDispatchIndirect whose
+ * group count the decide shader wrote this iteration: 0 for every launch the
+ * plan does not run, so one recording serves every plan (the CUDA loop's
+ * SWITCH node, as indirect dispatches). Queue shaders read their sizes from
+ * the loop's words (loop.glsl) and the steps from the plan (kernel.glsl), one
+ * invocation per frame, so
+ * nothing on the host changes between iterations. Barriers separate the
+ * phases; the steps and stage kernels of one iteration share one barrier
+ * under the greedy policy, where at most one of them has groups.
+ *
+ * T (iterations per submission): observe_interval when it is set and at
+ * most WS_VK_LOOP_ITERATIONS, else WS_VK_LOOP_ITERATIONS (32; the
+ * environment variable WS_VULKAN_LOOP_ITERATIONS overrides it). The
+ * iteration that ends the run (the dispatch done or failed, or
+ * observe_interval iterations) sets the halt word, and the recorded
+ * iterations after it do nothing; a run that is still going after T
+ * iterations (observe_interval 0 or larger than T) ends its submission
+ * there and the host submits again after reading the state (loop_device.c),
+ * so a dispatch synchronizes once per T iterations, or once per interval
+ * (the secondary buffer executed ceil(interval / T) times in one
+ * submission, at most WS_VK_LOOP_REPEATS_MAX times: a longer interval
+ * synchronizes every 8 T iterations). docs/decisions.md has the reasons
+ * for 32.
+ *
+ * Not supported (loop_create answers WS_ECONFIG_LOOP, and the scheduler
+ * runs the host loop unless the device loop was asked for): the tail (GLSL
+ * modules have no tail shader; ws_loop_init_state never enables it here),
+ * scan mode (likewise), a module without step SPIR-V, and grids the
+ * device's maxComputeWorkGroupCount cannot hold in one indirect dispatch.
+ */
+#include "../../core/alloc.h"
+#include "../../core/decide.h"
+#include "vk_internal.h"
+#include "vk_shaders.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Iterations recorded per submission when observe_interval does not say. */
+#define WS_VK_LOOP_ITERATIONS 32u
+#define WS_VK_LOOP_ITERATIONS_MAX 4096u
+/* Executions of the recording per submission at most: an interval beyond
+ * T times this synchronizes every T * WS_VK_LOOP_REPEATS_MAX iterations, so
+ * that a dispatch never records more empty iterations than that. */
+#define WS_VK_LOOP_REPEATS_MAX 8u
+
+/* Indirect commands (shaders/loop.comp) */
+enum { CMD_OBS = 0, CMD_HOLES = 1, CMD_MOVE = 2, CMD_GATHER = 3, CMD_PUBLISH = 4, CMD_STEP = 5 };
+
+/* decide.glsl spells out ws_dec_work's offsets; the state's follow from the
+ * scalar layout of its members in order, which is C's for these types when
+ * C inserts no padding: the sizes below leave no room for any. */
+#define WS_VK_WORK_AT_(field, offset)                                                              \
+  _Static_assert(offsetof(ws_dec_work, field) == (offset),                                         \
+                 "decide.glsl declares ws_dec_work." #field " at " #offset)
+WS_VK_WORK_AT_(bound, 0);
+WS_VK_WORK_AT_(src_error, 40);
+WS_VK_WORK_AT_(capacity, 48);
+WS_VK_WORK_AT_(live_is_free, 72);
+WS_VK_WORK_AT_(obs_status, 76);
+WS_VK_WORK_AT_(has_avail, 96);
+WS_VK_WORK_AT_(counters, 104);
+WS_VK_WORK_AT_(src_extent, 112);
+WS_VK_WORK_AT_(storage_counters, 120);
+WS_VK_WORK_AT_(compact_live, 128);
+WS_VK_WORK_AT_(compact_scan, 132);
+_Static_assert(sizeof(ws_dec_work) == 136, "decide.glsl: WS_DEC_WORK_BYTES");
+_Static_assert(offsetof(ws_dstate, N) == 64 && offsetof(ws_dstate, aux_live) == 168 &&
+                   offsetof(ws_dstate, pass) == 176 && offsetof(ws_dstate, tail_items) == 248 &&
+                   offsetof(ws_dstate, plan) == 256 && offsetof(ws_dstate, err) == 320,
+               "decide.glsl's ws_dstate: members in C's order, no padding");
+_Static_assert(offsetof(ws_dec_err, status) == 40 && offsetof(ws_dec_err, queue) == 60,
+               "decide.glsl's ws_dec_err");
+_Static_assert(WS_VK_DL_CMD == 16 && WS_VK_DL_PUB_SLOTS == 10 && WS_VK_DL_HALT == 0,
+               "shaders/loop.glsl repeats the word indices");
+
+/* shaders/loop.comp's push constants */
+typedef struct loop_push {
+  uint64_t state;
+  uint64_t dyn;
+  uint64_t slots;
+  uint32_t mode; /* 0 decide, 1 prime */
+  uint32_t K;
+  uint32_t stages;
+  uint32_t block;
+  uint32_t queue_block;
+  uint32_t max_groups;
+  uint32_t stage_groups;  /* word index of uint32_t[stages] in the loop's words */
+  uint32_t storage_words; /* word index of the append storages' blocks (8 words each) */
+  uint32_t storages;
+} loop_push;
+WS_VK_PUSH_CHECK_(loop_push, mode, 24);
+WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
+WS_VK_PUSH_CHECK_(loop_push, storages, 56);
+
+typedef struct ws_vk_loop {
+  VkCommandPool pool; /* its own: the stream's pool is reset at every synchronization */
+  VkCommandBuffer cmd;
+  ws_vk_buffer *words; /* loop.glsl's words, the commands, the stage grids */
+  uint32_t iterations; /* T */
+  uint32_t repeats;    /* executions of cmd per loop_run */
+  bool compaction;     /* the stream checks the compaction error word */
+  loop_push push;      /* the decide shader's (mode 0) */
+} ws_vk_loop;
+
+static uint32_t env_iterations(void) {
+  const char *v = getenv("WS_VULKAN_LOOP_ITERATIONS");
+  if (v && v[0]) {
+    char *end;
+    const unsigned long n = strtoul(v, &end, 10);
+    if (*end == '\0' && n >= 1 && n <= WS_VK_LOOP_ITERATIONS_MAX)
+      return (uint32_t)n;
+  }
+  return WS_VK_LOOP_ITERATIONS;
+}
+
+static uint64_t groups_of(uint64_t n, uint32_t b) { return (n + b - 1u) / b; }
+
+/* The loop's barrier: every shader or transfer write before it is visible
+ * to the shaders, transfers and indirect-command reads after it. */
+static void loop_barrier(VkCommandBuffer cmd) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         VK_ACCESS_TRANSFER_READ_BIT |
+                                         VK_ACCESS_TRANSFER_WRITE_BIT |
+                                         VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
+  vkCmdPipelineBarrier(
+      cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+          VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+      0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* What one recording needs at hand. */
+typedef struct rec {
+  ws_device *dev;
+  VkCommandBuffer cmd;
+  VkBuffer words;
+  VkPipeline bound;
+} rec;
+
+static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
+  ws_vk_impl *vk = ws_vk_of(r->dev);
+  if (r->bound != p) {
+    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+    r->bound = p;
+  }
+  uint32_t words[WS_VK_PUSH_BYTES / 4];
+  memset(words, 0, sizeof words);
+  memcpy(words, push, size);
+  const uint32_t bytes = (size + 3u) & ~3u; /* whole words; none for a kernel without arguments */
+  if (bytes)
+    vkCmdPushConstants(r->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
+}
+
+static void indirect(rec *r, VkPipeline p, const void *push, uint32_t size, uint32_t c) {
+  bind(r, p, push, size);
+  vkCmdDispatchIndirect(r->cmd, r->words, 4u * (WS_VK_DL_CMD + 3u * (VkDeviceSize)c));
+}
+
+/* vkCmdFillBuffer of `count` zero words at a device address. */
+static ws_status zero(rec *r, uint64_t addr, uint32_t count) {
+  ws_vk_buffer *b;
+  VkDeviceSize off;
+  ws_status st = ws_vk_buffer_find(r->dev, addr, 4u * (VkDeviceSize)count, &b, &off);
+  if (st != WS_OK)
+    return st;
+  vkCmdFillBuffer(r->cmd, b->buffer, off, 4u * (VkDeviceSize)count, 0u);
+  loop_barrier(r->cmd);
+  return WS_OK;
+}
+
+static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, uint32_t T) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  const ws_queue_args *q = &d->queue;
+  const uint64_t dyn = l->words->addr;
+  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE};
+  VkPipeline step;
+  ws_status st = ws_vk_user_pipeline(dev, d->entry, WS_FORM_STEP, d->block, 0, &step);
+  if (st != WS_OK)
+    return st;
+  VkPipeline *stage_p = NULL;
+  if (d->stage_count) {
+    if (!(stage_p = ws_calloc(d->stage_count, sizeof *stage_p)))
+      return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+    for (uint32_t i = 0; i < d->stage_count && st == WS_OK; ++i)
+      st = ws_vk_user_pipeline(dev, d->stages[i].entry, WS_FORM_STEP, d->block,
+                               d->stages[i].count, &stage_p[i]);
+    if (st != WS_OK) {
+      ws_free(stage_p);
+      return st;
+    }
+  }
+  VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+                                 .pInheritanceInfo = &inh};
+  if ((st = WS_VK_CALL(dev, vkBeginCommandBuffer, l->cmd, &bi)) != WS_OK) {
+    ws_free(stage_p);
+    return st;
+  }
+  const bool compaction = (d->flags & WS_DEC_COMPACTION) != 0;
+  if (compaction && q->layout == WS_LAYOUT_SOA && q->field_count) {
+    /* another scheduler's compaction may have left its own sizes there */
+    vkCmdUpdateBuffer(l->cmd, vk->state->buffer, 4u * WS_VK_STATE_SIZES, 4u * q->field_count,
+                      q->field_sizes);
+    loop_barrier(l->cmd);
+  }
+  /* the prime that loop_run records before this buffer wrote the words */
+  loop_barrier(l->cmd);
+  const loop_push lp = l->push;
+
+  const count_push count = {q->tokens, q->counts, 0, q->queue_count, dyn};
+  const count_push recount = {q->tokens, d->recount, 0, q->queue_count, dyn};
+  const prefix_push prefix = {q->counts, q->offsets, q->queue_count, 0};
+  const gather_all_push gather_all = {q->tokens, q->offsets, q->slots, 0, q->queue_count, dyn};
+  const gather_push gather = {q->tokens, q->slots, q->counter, 0, 0, dyn};
+  const publish_push publish = {q->tokens, q->slots, q->counts, 0, 0, 0, q->queue_count, dyn};
+  const compact_push compact = {q->tokens,  q->ids,          q->frames,     q->field_offsets,
+                                q->scratch, vk->state->addr, 0,             0,
+                                q->layout,  q->frame_size,   q->field_count, 0,
+                                dyn};
+  const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
+  for (uint32_t t = 0; t < T && st == WS_OK; ++t) {
+    if (d->flags & WS_DEC_MATERIALIZED) {
+      if ((st = zero(&r, q->counts, d->K + 1u)) != WS_OK)
+        break;
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &count, sizeof count, CMD_OBS);
+      loop_barrier(l->cmd);
+      bind(&r, vk->queue_pipelines[WS_VK_QS_GATHER_ALL_PREFIX], &prefix, sizeof prefix);
+      vkCmdDispatch(l->cmd, 1, 1, 1);
+      loop_barrier(l->cmd);
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER_ALL], &gather_all, sizeof gather_all,
+               CMD_OBS);
+      loop_barrier(l->cmd);
+    }
+    if (d->flags & WS_DEC_VERIFY) {
+      if ((st = zero(&r, d->recount, d->K + 1u)) != WS_OK)
+        break;
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &recount, sizeof recount, CMD_OBS);
+      loop_barrier(l->cmd);
+    }
+    bind(&r, vk->loop_pipeline, &lp, sizeof lp);
+    vkCmdDispatch(l->cmd, 1, 1, 1);
+    loop_barrier(l->cmd);
+    /* append storages (issue 18): each one's compaction over the range the
+     * decision chose (0 groups: none), before the plan's launches */
+    for (uint32_t k = 0; k < d->storage_count && st == WS_OK; ++k) {
+      const ws_queue_args *sq = &d->storage[k].q;
+      const compact_push sp = {sq->tokens, sq->ids,          sq->frames, 0,
+                               sq->scratch, vk->state->addr, 0,          0,
+                               WS_LAYOUT_AOS, sq->frame_size, 0,         0,
+                               dyn + 4u * (uint64_t)(lp.storage_words + 8u * k)};
+      const uint32_t c = 6u + d->K + d->stage_count + 2u * k;
+      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+        break;
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
+      loop_barrier(l->cmd);
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &sp, sizeof sp, c + 1u);
+      loop_barrier(l->cmd);
+    }
+    if (st != WS_OK)
+      break;
+    if (compaction) {
+      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+        break;
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
+               CMD_HOLES);
+      loop_barrier(l->cmd);
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
+      loop_barrier(l->cmd);
+    }
+    indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
+    loop_barrier(l->cmd);
+    for (uint32_t j = 0; j <= d->K; ++j) {
+      ws_launch ln = d->launch;
+      ln.src = j;
+      indirect(&r, step, &ln, sizeof ln, CMD_STEP + j);
+      if (!greedy)
+        loop_barrier(l->cmd); /* the all-queues policy runs them in order, as CUDA does */
+    }
+    for (uint32_t i = 0; i < d->stage_count; ++i)
+      indirect(&r, stage_p[i], d->stages[i].args, d->stages[i].args_size, CMD_STEP + d->K + 1u + i);
+    if (greedy)
+      loop_barrier(l->cmd);
+    if (d->flags & WS_DEC_PUBLISH) {
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_PUBLISH], &publish, sizeof publish, CMD_PUBLISH);
+      loop_barrier(l->cmd);
+    }
+  }
+  ws_free(stage_p);
+  const ws_status end = WS_VK_CALL(dev, vkEndCommandBuffer, l->cmd);
+  return st != WS_OK ? st : end;
+}
+
+/* NULL when this backend's loop can run the description, else why not. */
+static const char *unsupported(ws_device *dev, const ws_loop_desc *d, char *why, size_t size) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  const uint32_t max_x = vk->props.limits.maxComputeWorkGroupCount[0];
+  if (!d->entry->spirv) {
+    snprintf(why, size, "coroutine '%s' has no step SPIR-V", d->entry->name);
+    return why;
+  }
+  if (d->flags & (WS_DEC_TAIL | WS_DEC_SCAN)) {
+    snprintf(why, size, "GLSL modules have no tail and no scan-mode step");
+    return why;
+  }
+  if (groups_of(d->R, d->block) > max_x) {
+    snprintf(why, size, "%u resident frames need %llu workgroups of %u in one indirect dispatch, "
+             "the device allows %u",
+             d->R, (unsigned long long)groups_of(d->R, d->block), d->block, max_x);
+    return why;
+  }
+  if (groups_of(d->R, vk->queue_block) > max_x) {
+    snprintf(why, size, "%u resident frames need %llu workgroups of %u in one indirect dispatch, "
+             "the device allows %u",
+             d->R, (unsigned long long)groups_of(d->R, vk->queue_block), vk->queue_block, max_x);
+    return why;
+  }
+  for (uint32_t i = 0; i < d->stage_count; ++i) {
+    const uint64_t g = groups_of(d->stages[i].count, d->block);
+    if (g > max_x || g > vk->chunk_groups) {
+      snprintf(why, size, "stage kernel '%s' over %u slots needs %llu workgroups of %u in one "
+               "indirect dispatch, the device allows %u",
+               d->stages[i].entry->name, d->stages[i].count, (unsigned long long)g, d->block,
+               max_x < vk->chunk_groups ? max_x : vk->chunk_groups);
+      return why;
+    }
+  }
+  return NULL;
+}
+
+void ws_vk_loop_destroy(ws_device *dev, void *loop) {
+  ws_vk_loop *l = loop;
+  if (!l)
+    return;
+  ws_vk_impl *vk = ws_vk_of(dev);
+  /* the stream may still hold an execution of the buffer */
+  if (vk->recording && !vk->broken)
+    (void)ws_vk_op_synchronize(dev);
+  if (l->pool)
+    vkDestroyCommandPool(vk->device, l->pool, NULL); /* frees cmd */
+  if (l->words)
+    ws_vk_buffer_destroy(dev, l->words);
+  ws_free(l);
+}
+
+ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  char why[256];
+  if (unsupported(dev, desc, why, sizeof why))
+    return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
+  ws_status st = WS_OK;
+  if (!vk->loop_pipeline &&
+      (st = ws_vk_pipeline_create(dev, ws_vk_shader_loop, ws_vk_shader_loop_size, 1, 0,
+                                  "the device loop's decide shader", &vk->loop_pipeline)) != WS_OK)
+    return st;
+  ws_vk_loop *l = ws_calloc(1, sizeof *l);
+  if (!l)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+  const uint32_t base = env_iterations();
+  l->iterations = desc->interval && desc->interval < base ? desc->interval : base;
+  l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 1u;
+  if (l->repeats > WS_VK_LOOP_REPEATS_MAX)
+    l->repeats = WS_VK_LOOP_REPEATS_MAX;
+  l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0 || desc->storage_count != 0;
+  /* the words: loop.glsl's, 3 per command, each stage kernel's groups, then
+   * each append storage's block */
+  const uint32_t ncmd = 6u + desc->K + desc->stage_count + 2u * desc->storage_count;
+  const uint32_t stage_word = WS_VK_DL_CMD + 3u * ncmd;
+  const uint32_t storage_word = stage_word + desc->stage_count;
+  const uint32_t nwords = storage_word + 8u * desc->storage_count;
+  l->push = (loop_push){desc->state,      0,
+                        desc->queue.slots, 0u,
+                        desc->K,          desc->stage_count,
+                        desc->block,      vk->queue_block,
+                        vk->props.limits.maxComputeWorkGroupCount[0], stage_word,
+                        storage_word,     desc->storage_count};
+  uint32_t *init = ws_calloc(nwords, sizeof *init);
+  if (!init) {
+    ws_free(l);
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+  }
+  for (uint32_t c = 0; c < ncmd; ++c)
+    init[WS_VK_DL_CMD + 3u * c + 1u] = init[WS_VK_DL_CMD + 3u * c + 2u] = 1u;
+  init[WS_VK_DL_HALT] = 1u;
+  for (uint32_t i = 0; i < desc->stage_count; ++i)
+    init[stage_word + i] = (uint32_t)groups_of(desc->stages[i].count, desc->block);
+  VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                .queueFamilyIndex = vk->family};
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_SECONDARY,
+                                    .commandBufferCount = 1};
+  st = ws_vk_buffer_create(dev, 4u * (VkDeviceSize)nwords, false, &l->words);
+  if (st == WS_OK) {
+    l->push.dyn = l->words->addr;
+    st = ws_vk_op_write(dev, l->words->addr, init, 4u * (size_t)nwords);
+  }
+  if (st == WS_OK)
+    st = WS_VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &l->pool);
+  if (st == WS_OK) {
+    ai.commandPool = l->pool;
+    st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &l->cmd);
+  }
+  if (st == WS_OK)
+    st = record(dev, desc, l, l->iterations);
+  ws_free(init);
+  if (st != WS_OK) {
+    ws_vk_loop_destroy(dev, l);
+    return st;
+  }
+  *out = l;
+  return WS_OK;
+}
+
+ws_status ws_vk_loop_run(ws_device *dev, void *loop) {
+  ws_vk_loop *l = loop;
+  ws_vk_impl *vk = ws_vk_of(dev);
+  /* the prime: once per submission, so that a halt stays a halt through
+   * the repeated executions below */
+  loop_push prime = l->push;
+  prime.mode = 1u;
+  ws_status st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, 1, 1,
+                                       "the device loop's prime");
+  if (st != WS_OK || (st = ws_vk_record_begin(dev)) != WS_OK)
+    return st;
+  for (uint32_t k = 0; k < l->repeats; ++k)
+    vkCmdExecuteCommands(vk->cmd, 1, &l->cmd);
+  /* a secondary buffer leaves the primary's pipeline binding undefined */
+  vk->bound = VK_NULL_HANDLE;
+  if (l->compaction)
+    vk->check_state = true;
+  ws_vk_record_end(dev);
+  return WS_OK;
+}

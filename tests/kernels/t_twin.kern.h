@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Kernel of the decide.h / decide.glsl agreement test (t_twin.h). */
+#include "t_twin.h"
+
+#include "../../src/core/decide.h"
+
+WS_KERNEL(t_twin, t_twin_args, i, a) {
+  ws_dstate *d = WS_PTR(ws_dstate, a->states) + i;
+  ws_dec_observe_works(d);
+  ws_dec_decide(d);
+  (void)ws_dec_loop_next(d);
+}
+
+WS_MODULE_BEGIN(t_twin)
+WS_MODULE_KERNEL(t_twin)
+WS_MODULE_END(t_twin)
