@@ -23,6 +23,9 @@
  *                       per 16 iterations on Vulkan, where main() sets it so)
  *   refused             a configuration the Vulkan loop cannot run: AUTO runs
  *                       the host loop, DEVICE fails with WS_ECONFIG_LOOP
+ *   auto                which loop WS_LOOP_AUTO runs: the device loop on the
+ *                       CPU and CUDA, the host loop on Vulkan (whose device
+ *                       loop runs only when asked for, docs/decisions.md)
  *   errors              an iteration limit, a corrupted count under
  *                       verification, an invalid continuation index, a pool
  *                       error word: the same status and message in both loops
@@ -498,6 +501,28 @@ static void test_refused(void **state) {
            o[2].error);
 }
 
+/* ---- the loop WS_LOOP_AUTO chooses ---- */
+static void test_auto(void **state) {
+  (void)state;
+  rig r;
+  rig_init(&r, wt_dev, 20, 1, 8, false);
+  WT_CHECK(rig_create(&r) == WS_OK, "rig: %s", ws_device_last_error(wt_dev));
+  describe_pools(&r);
+  WT_CHECK(rig_zero(&r) == WS_OK, "rig zero");
+  const ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), WS_LOOP_AUTO);
+  ws_scheduler *s = wt_scheduler(&rig_coroutine, &cfg);
+  WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r.pool[0])) == WS_OK, "add_aux: %s",
+           ws_scheduler_last_error(s));
+  outcome o;
+  record(s, rig_dispatch(&r, s), &o);
+  rig_destroy(&r);
+  const ws_loop_kind want = wt_backend == WS_BACKEND_VULKAN ? WS_LOOP_HOST : WS_LOOP_DEVICE;
+  WT_CHECK(o.status == WS_OK && o.d.loop == want,
+           "WS_LOOP_AUTO on %s: status %s, ran loop %d, expected %d (%s)",
+           ws_backend_name(wt_backend), ws_status_name(o.status), (int)o.d.loop, (int)want,
+           o.error);
+}
+
 int main(int argc, char **argv) {
   static const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_order"}, {&fz_kernels_modules, "fz_main"}};
@@ -520,5 +545,6 @@ int main(int argc, char **argv) {
   wt_add("interval", test_interval, NULL);
   wt_add_per_combo("errors", test_errors);
   wt_add("refused", test_refused, NULL);
+  wt_add("auto", test_auto, NULL);
   return wt_run("loop_differential");
 }
