@@ -20,7 +20,7 @@
  * three devices opened side by side.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, clock_gettime */
-#include "../../core/device.h"
+#include "../../src/core/device.h"
 
 #include <cuda_runtime_api.h>
 #include <inttypes.h>
