@@ -17,23 +17,23 @@
 #include "proto.h"
 #include "wavesched/wavesched.h"
 
-extern const ws_module_set pt_kernels_modules;
-WS_FRAME_DESC(pt_frame, PT_FIELDS)
-WS_CONTINUATION_NAMES(pt_names, PT_CONTINUATIONS)
+extern const ws_module_set proto_kernels_modules;
+WS_FRAME_DESC(proto_frame, PT_FIELDS)
+WS_CONTINUATION_NAMES(proto_names, PT_CONTINUATIONS)
 
 static ws_device *g_dev;
 
 /* ---- a shared slot pool and client views over some of its stages ---- */
-typedef struct pt_fixture {
+typedef struct proto_fixture {
   ws_kernel stage_k;
   ws_buffer *visits, *done, *items, *tokens, *stack, *state;
   ws_readback *rb; /* state: [free, errors, counts...] */
-  pt_args args;
+  proto_args args;
   uint32_t N, C, S;
-} pt_fixture;
+} proto_fixture;
 
-typedef struct pt_work {
-  pt_fixture *fx;
+typedef struct proto_work {
+  proto_fixture *fx;
   uint32_t first, count; /* the stages this work covers */
   const char *names[PT_MAX_STAGES];
   bool owner;            /* resets the shared storage */
@@ -41,13 +41,13 @@ typedef struct pt_work {
   int lie_sum, over_capacity, change_stages, bad_drain, fail_readback;
   uint32_t readbacks;
   ws_aux_work w;
-} pt_work;
+} proto_work;
 
-static const uint32_t *obs(const pt_work *pw) { return ws_readback_data(pw->fx->rb); }
+static const uint32_t *obs(const proto_work *pw) { return ws_readback_data(pw->fx->rb); }
 
 static ws_status pw_reset(void *u) {
-  pt_work *pw = u;
-  pt_fixture *fx = pw->fx;
+  proto_work *pw = u;
+  proto_fixture *fx = pw->fx;
   pw->readbacks = 0;
   if (!pw->owner)
     return WS_OK;
@@ -64,7 +64,7 @@ static ws_status pw_reset(void *u) {
 }
 
 static ws_status pw_enqueue(void *u) {
-  pt_work *pw = u;
+  proto_work *pw = u;
   pw->readbacks += 1;
   if (pw->fail_readback && pw->readbacks == 3)
     return WS_EBACKEND;
@@ -72,7 +72,7 @@ static ws_status pw_enqueue(void *u) {
 }
 
 static ws_status pw_host_count(void *u, uint32_t *count) {
-  pt_work *pw = u;
+  proto_work *pw = u;
   const uint32_t *h = obs(pw);
   uint32_t n = 0;
   if (pw->count == pw->fx->S) {
@@ -88,24 +88,24 @@ static ws_status pw_host_count(void *u, uint32_t *count) {
 }
 
 static uint32_t pw_stage_count(void *u) {
-  pt_work *pw = u;
+  proto_work *pw = u;
   return pw->count + (pw->change_stages && pw->readbacks >= 3 ? 1u : 0u);
 }
 
 static const char *pw_stage_name(void *u, uint32_t s) {
-  pt_work *pw = u;
+  proto_work *pw = u;
   return s < pw->count ? pw->names[s] : "extra";
 }
 
 static ws_status pw_stage_host_count(void *u, uint32_t s, uint32_t *count) {
-  pt_work *pw = u;
+  proto_work *pw = u;
   *count = obs(pw)[2 + pw->first + s] + (pw->lie_sum && s == 0 && pw->readbacks >= 3);
   return WS_OK;
 }
 
 static ws_status pw_dispatch_stage(void *u, uint32_t s) {
-  pt_work *pw = u;
-  pt_stage_args sa;
+  proto_work *pw = u;
+  proto_stage_args sa;
   memset(&sa, 0, sizeof sa);
   sa.a = pw->fx->args;
   sa.stage = pw->first + s;
@@ -115,7 +115,7 @@ static ws_status pw_dispatch_stage(void *u, uint32_t s) {
 static ws_status pw_dispatch(void *u) { return pw_dispatch_stage(u, 0); }
 
 static ws_status pw_admission_stage(void *u, uint32_t *stage) {
-  pt_work *pw = u;
+  proto_work *pw = u;
   const uint32_t *h = obs(pw);
   if (pw->bad_drain == 2) {
     *stage = pw->count + 3;
@@ -132,21 +132,21 @@ static ws_status pw_admission_stage(void *u, uint32_t *stage) {
   return WS_OK;
 }
 
-static void fixture_init(pt_fixture *fx, uint32_t N, uint32_t C, uint32_t S) {
+static void fixture_init(proto_fixture *fx, uint32_t N, uint32_t C, uint32_t S) {
   memset(fx, 0, sizeof *fx);
   fx->N = N;
   fx->C = C;
   fx->S = S;
   assert_true(C <= 256 && S <= PT_MAX_STAGES);
-  assert_int_equal(ws_kernel_find(g_dev, &pt_kernels_modules, "pt_stage", &fx->stage_k), WS_OK);
+  assert_int_equal(ws_kernel_find(g_dev, &proto_kernels_modules, "proto_stage", &fx->stage_k), WS_OK);
   assert_int_equal(ws_buffer_create(g_dev, (size_t)N * PT_MAX_STAGES * 4, &fx->visits), WS_OK);
   assert_int_equal(ws_buffer_create(g_dev, (size_t)N * 4, &fx->done), WS_OK);
-  assert_int_equal(ws_buffer_create(g_dev, (size_t)C * sizeof(pt_item), &fx->items), WS_OK);
+  assert_int_equal(ws_buffer_create(g_dev, (size_t)C * sizeof(proto_item), &fx->items), WS_OK);
   assert_int_equal(ws_buffer_create(g_dev, (size_t)C * 4, &fx->tokens), WS_OK);
   assert_int_equal(ws_buffer_create(g_dev, (size_t)C * 4, &fx->stack), WS_OK);
   assert_int_equal(ws_buffer_create(g_dev, (2 + PT_MAX_STAGES) * 4, &fx->state), WS_OK);
   assert_int_equal(ws_readback_create(g_dev, (2 + PT_MAX_STAGES) * 4, &fx->rb), WS_OK);
-  pt_args *a = &fx->args;
+  proto_args *a = &fx->args;
   a->visits = ws_buffer_address(fx->visits);
   a->done = ws_buffer_address(fx->done);
   a->items = ws_buffer_address(fx->items);
@@ -168,7 +168,7 @@ static void fixture_init(pt_fixture *fx, uint32_t N, uint32_t C, uint32_t S) {
   assert_int_equal(ws_buffer_fill_u32(fx->done, 0, 0, N), WS_OK);
 }
 
-static void fixture_free(pt_fixture *fx) {
+static void fixture_free(proto_fixture *fx) {
   ws_buffer_destroy(fx->visits);
   ws_buffer_destroy(fx->done);
   ws_buffer_destroy(fx->items);
@@ -181,7 +181,7 @@ static void fixture_free(pt_fixture *fx) {
 static const ws_aux_producer both_producers[] = {{"sparse_publish", 1}, {"dense_publish", 1}};
 
 /* A multi-stage view over stages [first, first + count) of the fixture. */
-static void work_init(pt_work *pw, pt_fixture *fx, const char *name, uint32_t first,
+static void work_init(proto_work *pw, proto_fixture *fx, const char *name, uint32_t first,
                       uint32_t count, const ws_aux_producer *prods, uint32_t nprods, bool owner) {
   static const char *const default_names[PT_MAX_STAGES] = {"s0", "s1", "s2", "s3"};
   memset(pw, 0, sizeof *pw);
@@ -207,7 +207,7 @@ static void work_init(pt_work *pw, pt_fixture *fx, const char *name, uint32_t fi
   w->dispatch_stage = pw_dispatch_stage;
 }
 
-static ws_scheduler_config pt_config(uint32_t R) {
+static ws_scheduler_config proto_config(uint32_t R) {
   ws_scheduler_config c = ws_scheduler_config_default();
   c.resident_frames = R;
   c.block_size = 32;
@@ -215,19 +215,19 @@ static ws_scheduler_config pt_config(uint32_t R) {
   return c;
 }
 
-static ws_scheduler *pt_scheduler(const ws_scheduler_config *c) {
-  static const ws_coroutine_desc co = {"pt_main", &pt_kernels_modules, &pt_frame_ws_desc,
-                                       sizeof(pt_args), 3, pt_names};
+static ws_scheduler *proto_scheduler(const ws_scheduler_config *c) {
+  static const ws_coroutine_desc co = {"proto_main", &proto_kernels_modules, &proto_frame_ws_desc,
+                                       sizeof(proto_args), 3, proto_names};
   ws_scheduler *s = NULL;
   assert_int_equal(ws_scheduler_create(g_dev, &co, c, &s), WS_OK);
   return s;
 }
 
-static ws_status pt_run(ws_scheduler *s, pt_fixture *fx) {
+static ws_status proto_run(ws_scheduler *s, proto_fixture *fx) {
   return ws_scheduler_dispatch(s, fx->N, &fx->args, sizeof fx->args);
 }
 
-static uint32_t pool_errors(pt_fixture *fx) {
+static uint32_t pool_errors(proto_fixture *fx) {
   uint32_t state[2 + PT_MAX_STAGES];
   assert_int_equal(ws_buffer_read(fx->state, 0, state, sizeof state), WS_OK);
   return state[1];
@@ -258,10 +258,10 @@ static void test_admission_extremes(void **unused) {
 /* ---- a single-stage client written against §3.2 only ---- */
 static void test_single_stage_client(void **unused) {
   (void)unused;
-  pt_fixture fx;
+  proto_fixture fx;
   fixture_init(&fx, 20, 8, 1);
   fx.args.sparse_stage = 0;
-  pt_work pw;
+  proto_work pw;
   work_init(&pw, &fx, "shadow", 0, 1, both_producers, 2, true);
   /* only the §3.2 calls: every optional one takes its default */
   pw.w.stage_count = NULL;
@@ -270,10 +270,10 @@ static void test_single_stage_client(void **unused) {
   pw.w.admission_stage = NULL;
   pw.w.dispatch_stage = NULL;
   pw.w.dispatch = pw_dispatch;
-  ws_scheduler_config c = pt_config(8);
-  ws_scheduler *s = pt_scheduler(&c);
+  ws_scheduler_config c = proto_config(8);
+  ws_scheduler *s = proto_scheduler(&c);
   assert_int_equal(ws_scheduler_add_aux(s, &pw.w), WS_OK);
-  assert_int_equal(pt_run(s, &fx), WS_OK);
+  assert_int_equal(proto_run(s, &fx), WS_OK);
   uint32_t visits[20 * PT_MAX_STAGES], done[20];
   assert_int_equal(ws_buffer_read(fx.visits, 0, visits, sizeof visits), WS_OK);
   assert_int_equal(ws_buffer_read(fx.done, 0, done, sizeof done), WS_OK);
@@ -295,7 +295,7 @@ static void test_single_stage_client(void **unused) {
 /* Two stages share C = 8 slots: "entry" (dense publications, released at
  * once) and "later" (sparse publications of every id, parked for 3 extra
  * visits). Each stage's own producer keeps its own contract. */
-static void counterexample_setup(pt_fixture *fx) {
+static void counterexample_setup(proto_fixture *fx) {
   fixture_init(fx, 64, 8, 2);
   fx->args.sparse_stage = 1;
   fx->args.sparse_mod = 1;
@@ -306,20 +306,20 @@ static void counterexample_setup(pt_fixture *fx) {
 
 static void test_counterexample_split_overflows(void **unused) {
   (void)unused;
-  pt_fixture fx;
+  proto_fixture fx;
   counterexample_setup(&fx);
   /* each stage registered as its own work: the entry work's admission sees
    * only its own count while "later" items still hold slots */
   static const ws_aux_producer dense[] = {{"dense_publish", 1}};
   static const ws_aux_producer sparse[] = {{"sparse_publish", 1}};
-  pt_work entry, later;
+  proto_work entry, later;
   work_init(&entry, &fx, "entry", 0, 1, dense, 1, true);
   work_init(&later, &fx, "later", 1, 1, sparse, 1, false);
-  ws_scheduler_config c = pt_config(8);
-  ws_scheduler *s = pt_scheduler(&c);
+  ws_scheduler_config c = proto_config(8);
+  ws_scheduler *s = proto_scheduler(&c);
   assert_int_equal(ws_scheduler_add_aux(s, &entry.w), WS_OK);
   assert_int_equal(ws_scheduler_add_aux(s, &later.w), WS_OK);
-  ws_status st = pt_run(s, &fx);
+  ws_status st = proto_run(s, &fx);
   uint32_t errors = pool_errors(&fx);
   printf("  split registration: dispatch %s, overflow guard tripped %u times\n",
          ws_status_name(st), errors);
@@ -334,21 +334,21 @@ static void test_counterexample_split_overflows(void **unused) {
  * called a bound violation of the receiver). */
 static void test_clone_into_other_work(void **unused) {
   (void)unused;
-  pt_fixture fx;
+  proto_fixture fx;
   fixture_init(&fx, 32, 64, 2);
   fx.args.sparse_stage = 1;
   fx.args.sparse_mod = 1;
   fx.args.next[0] = 1; /* entry -> later: items cross from one work to the other */
   static const ws_aux_producer dense[] = {{"dense_publish", 1}};
   static const ws_aux_producer sparse[] = {{"sparse_publish", 1}};
-  pt_work entry, later;
+  proto_work entry, later;
   work_init(&entry, &fx, "entry", 0, 1, dense, 1, true);
   work_init(&later, &fx, "later", 1, 1, sparse, 1, false);
-  ws_scheduler_config c = pt_config(8);
-  ws_scheduler *s = pt_scheduler(&c);
+  ws_scheduler_config c = proto_config(8);
+  ws_scheduler *s = proto_scheduler(&c);
   assert_int_equal(ws_scheduler_add_aux(s, &entry.w), WS_OK);
   assert_int_equal(ws_scheduler_add_aux(s, &later.w), WS_OK);
-  const ws_status st = pt_run(s, &fx);
+  const ws_status st = proto_run(s, &fx);
   const char *msg = ws_scheduler_last_error(s);
   printf("  items moved across works: %s: %s\n", ws_status_name(st), msg);
   assert_int_equal(st, WS_EPROTO_CLONED);
@@ -360,15 +360,15 @@ static void test_clone_into_other_work(void **unused) {
 
 static void test_counterexample_grouped_never_overflows(void **unused) {
   (void)unused;
-  pt_fixture fx;
+  proto_fixture fx;
   counterexample_setup(&fx);
-  pt_work grouped;
+  proto_work grouped;
   work_init(&grouped, &fx, "grouped", 0, 2, both_producers, 2, true);
-  ws_scheduler_config c = pt_config(8);
+  ws_scheduler_config c = proto_config(8);
   c.verify_queues = true;
-  ws_scheduler *s = pt_scheduler(&c);
+  ws_scheduler *s = proto_scheduler(&c);
   assert_int_equal(ws_scheduler_add_aux(s, &grouped.w), WS_OK);
-  assert_int_equal(pt_run(s, &fx), WS_OK);
+  assert_int_equal(proto_run(s, &fx), WS_OK);
   assert_int_equal(pool_errors(&fx), 0);
   ws_dispatch_stats ds;
   ws_scheduler_dispatch_stats(s, &ds);
@@ -395,11 +395,11 @@ static void expect_reject(ws_scheduler *s, const ws_aux_work *w, ws_status want)
 
 static void test_registration_errors(void **unused) {
   (void)unused;
-  pt_fixture fx;
+  proto_fixture fx;
   fixture_init(&fx, 8, 8, 2);
-  ws_scheduler_config c = pt_config(8);
-  ws_scheduler *s = pt_scheduler(&c);
-  pt_work pw;
+  ws_scheduler_config c = proto_config(8);
+  ws_scheduler *s = proto_scheduler(&c);
+  proto_work pw;
   ws_aux_work w;
 
   expect_reject(s, NULL, WS_EAUX_NULL);
@@ -439,7 +439,7 @@ static void test_registration_errors(void **unused) {
   static const ws_aux_producer big[] = {{"dense_publish", 2}}; /* R*b = 16 > C = 8 */
   w.producers = big;
   expect_reject(s, &w, WS_EAUX_POOL_BOUND);
-  pt_work bad;
+  proto_work bad;
   work_init(&bad, &fx, "b", 0, 2, both_producers, 2, true);
   bad.count = 0;
   expect_reject(s, &bad.w, WS_EAUX_STAGES);
@@ -454,12 +454,12 @@ static void test_registration_errors(void **unused) {
   assert_int_equal(ws_scheduler_aux_stats_count(s), 2);
   expect_reject(s, &pw.w, WS_EAUX_NAME);
   /* several works may share a producer continuation */
-  pt_work other;
+  proto_work other;
   work_init(&other, &fx, "other", 0, 2, both_producers, 2, false);
   other.w.capacity = 64;
   assert_int_equal(ws_scheduler_add_aux(s, &other.w), WS_OK);
-  assert_int_equal(pt_run(s, &fx), WS_OK);
-  pt_work late;
+  assert_int_equal(proto_run(s, &fx), WS_OK);
+  proto_work late;
   work_init(&late, &fx, "late", 0, 2, both_producers, 2, false);
   expect_reject(s, &late.w, WS_EAUX_CLOSED);
   ws_scheduler_destroy(s);
@@ -467,12 +467,12 @@ static void test_registration_errors(void **unused) {
   /* all-queues policy and the megakernel take no auxiliary work */
   c.largest_first = false;
   c.accounting = WS_ACCOUNTING_MATERIALIZED;
-  s = pt_scheduler(&c);
+  s = proto_scheduler(&c);
   expect_reject(s, &late.w, WS_EAUX_POLICY);
   ws_scheduler_destroy(s);
-  c = pt_config(8);
+  c = proto_config(8);
   c.kind = WS_SCHEDULER_MEGAKERNEL;
-  s = pt_scheduler(&c);
+  s = proto_scheduler(&c);
   expect_reject(s, &late.w, WS_EAUX_POLICY);
   ws_scheduler_destroy(s);
   fixture_free(&fx);
@@ -485,8 +485,8 @@ typedef struct violation {
   const char *needle; /* must appear in the message */
 } violation;
 
-static void expect_violation(ws_scheduler *s, pt_fixture *fx, const violation *v) {
-  ws_status got = pt_run(s, fx);
+static void expect_violation(ws_scheduler *s, proto_fixture *fx, const violation *v) {
+  ws_status got = proto_run(s, fx);
   const char *msg = ws_scheduler_last_error(s);
   printf("  %s: %s: %s\n", v->label, ws_status_name(got), msg);
   if (got != v->want)
@@ -496,12 +496,12 @@ static void expect_violation(ws_scheduler *s, pt_fixture *fx, const violation *v
 }
 
 static void run_violation(int which) {
-  pt_fixture fx;
+  proto_fixture fx;
   fixture_init(&fx, 32, 64, 3);
   fx.args.sparse_stage = 2;
-  pt_work pw;
+  proto_work pw;
   work_init(&pw, &fx, "victim", 0, 3, both_producers, 2, true);
-  ws_scheduler_config c = pt_config(8);
+  ws_scheduler_config c = proto_config(8);
   violation v = {"", WS_OK, "victim"};
   switch (which) {
   case 0:
@@ -554,7 +554,7 @@ static void run_violation(int which) {
   default:
     fail();
   }
-  ws_scheduler *s = pt_scheduler(&c);
+  ws_scheduler *s = proto_scheduler(&c);
   assert_int_equal(ws_scheduler_add_aux(s, &pw.w), WS_OK);
   expect_violation(s, &fx, &v);
   ws_scheduler_destroy(s);
@@ -580,19 +580,19 @@ typedef struct pa_result {
 } pa_result;
 
 static ws_status partial_run(bool partial, uint32_t C, pa_result *r) {
-  pt_fixture fx;
+  proto_fixture fx;
   fixture_init(&fx, 67, C, 3);
   fx.args.sparse_stage = 2;
   fx.args.loop_stage = 1;
   fx.args.loops = 1;
-  pt_work pw;
+  proto_work pw;
   work_init(&pw, &fx, "aux", 0, 3, both_producers, 2, true);
-  ws_scheduler_config c = pt_config(8);
+  ws_scheduler_config c = proto_config(8);
   c.partial_admission = partial;
-  ws_scheduler *s = pt_scheduler(&c);
+  ws_scheduler *s = proto_scheduler(&c);
   ws_status st = ws_scheduler_add_aux(s, &pw.w);
   if (st == WS_OK)
-    st = pt_run(s, &fx);
+    st = proto_run(s, &fx);
   if (st == WS_OK) {
     ws_dispatch_stats ds;
     ws_scheduler_dispatch_stats(s, &ds);

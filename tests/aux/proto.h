@@ -12,17 +12,17 @@
 #define PT_NONE 0xffffffffu
 
 #define PT_FIELDS(X) X(uint32_t, unused)
-WS_FRAME(pt_frame, PT_FIELDS)
+WS_FRAME(proto_frame, PT_FIELDS)
 
-typedef struct pt_item {
+typedef struct proto_item {
   uint32_t id;
   uint32_t loops;
-} pt_item;
+} proto_item;
 
-typedef struct pt_args {
+typedef struct proto_args {
   uint64_t visits; /* uint32_t[N * PT_MAX_STAGES] */
   uint64_t done;   /* uint32_t[N] */
-  uint64_t items;  /* pt_item[C] */
+  uint64_t items;  /* proto_item[C] */
   uint64_t tokens; /* uint32_t[C]: 0 free, s + 1 in stage s */
   uint64_t stack;  /* uint32_t[C] free slots */
   uint64_t state;  /* [0] free count, [1] pool errors, [2 + s] stage counts */
@@ -37,18 +37,18 @@ typedef struct pt_args {
   uint32_t next[PT_MAX_STAGES]; /* stage after a visit; stage_count = terminate */
   uint32_t clone_stage;   /* this stage also publishes a copy (a protocol violation) */
   uint32_t forever_stage; /* this stage never releases (a non-draining stage) */
-} pt_args;
+} proto_args;
 
-typedef struct pt_stage_args {
-  pt_args a;
+typedef struct proto_stage_args {
+  proto_args a;
   uint32_t stage;
   uint32_t reserved;
-} pt_stage_args;
+} proto_stage_args;
 
 enum { PT_SPARSE = 1, PT_DENSE = 2, PT_AFTER = 3 };
 #define PT_CONTINUATIONS(X)                                                                \
-  X(PT_SPARSE, pt_sparse, "sparse_publish")                                                \
-  X(PT_DENSE, pt_dense, "dense_publish")                                                   \
-  X(PT_AFTER, pt_after, "main_after_publish")
+  X(PT_SPARSE, proto_sparse, "sparse_publish")                                                \
+  X(PT_DENSE, proto_dense, "dense_publish")                                                   \
+  X(PT_AFTER, proto_after, "main_after_publish")
 
 #endif

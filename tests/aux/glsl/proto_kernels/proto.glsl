@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The protocol tests' pipeline (tests/aux/proto.h and proto.kern.h) in
  * GLSL: the structs, constants and the publish helper shared by
- * pt_main.coro.comp and pt_stage.comp. Same fields, same order, same
+ * proto_main.coro.comp and proto_stage.comp. Same fields, same order, same
  * arithmetic as the C source. */
 #ifndef WS_TEST_PROTO_GLSL
 #define WS_TEST_PROTO_GLSL
@@ -11,21 +11,21 @@
 #define PT_MAX_STAGES 4u
 #define PT_NONE 0xffffffffu
 
-/* proto.h pt_item: 8 bytes, alignment 4. */
-struct pt_item {
+/* proto.h proto_item: 8 bytes, alignment 4. */
+struct proto_item {
   uint id;
   uint loops;
 };
-#define WS_SIZEOF_pt_item 8u
-#define WS_ALIGNOF_pt_item 4u
-#define WS_ZERO_pt_item pt_item(0u, 0u)
-WS_DECLARE_TYPE(pt_item, 4)
+#define WS_SIZEOF_proto_item 8u
+#define WS_ALIGNOF_proto_item 4u
+#define WS_ZERO_proto_item proto_item(0u, 0u)
+WS_DECLARE_TYPE(proto_item, 4)
 
-/* proto.h pt_args: 104 bytes, alignment 8 (no trailing padding). */
-struct pt_args {
+/* proto.h proto_args: 104 bytes, alignment 8 (no trailing padding). */
+struct proto_args {
   uint64_t visits; /* uint32_t[N * PT_MAX_STAGES] */
   uint64_t done;   /* uint32_t[N] */
-  uint64_t items;  /* pt_item[C] */
+  uint64_t items;  /* proto_item[C] */
   uint64_t tokens; /* uint32_t[C]: 0 free, s + 1 in stage s */
   uint64_t stack;  /* uint32_t[C] free slots */
   uint64_t state;  /* [0] free count, [1] pool errors, [2 + s] stage counts */
@@ -42,14 +42,14 @@ struct pt_args {
   uint forever_stage; /* this stage never releases (a non-draining stage) */
 };
 
-/* proto.h pt_stage_args: 112 bytes (a plain kernel's push constants). */
-struct pt_stage_args {
-  pt_args a;
+/* proto.h proto_stage_args: 112 bytes (a plain kernel's push constants). */
+struct proto_stage_args {
+  proto_args a;
   uint stage;
   uint reserved;
 };
 
-void pt_publish(pt_args a, uint id, uint stage) {
+void proto_publish(proto_args a, uint id, uint stage) {
   const int old = ws_atomic_add_i32(a.state, -1);
   if (old <= 0) { /* the overflow guard: the shared allocation is exhausted */
     ws_atomic_add_i32(a.state, 1);
@@ -57,8 +57,8 @@ void pt_publish(pt_args a, uint id, uint stage) {
     return;
   }
   const uint slot = WS_PTR(uint32_t, a.stack)[old - 1];
-  WS_PTR(pt_item, a.items)[slot].id = id;
-  WS_PTR(pt_item, a.items)[slot].loops = stage == a.loop_stage ? a.loops : 0u;
+  WS_PTR(proto_item, a.items)[slot].id = id;
+  WS_PTR(proto_item, a.items)[slot].loops = stage == a.loop_stage ? a.loops : 0u;
   WS_PTR(uint32_t, a.tokens)[slot] = stage + 1u;
   ws_atomic_add_u32(WS_ADDR(uint32_t, a.state, 2u + stage), 1u);
 }
