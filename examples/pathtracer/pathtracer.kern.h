@@ -634,15 +634,34 @@ WS_DEVICE static inline pt_vec3 pt_ggx_half(pt_vec3 n, float alpha2, float u1, f
   return v_norm(pt_to_world(n, sin_h * cs, sin_h * sn, *cos_h));
 }
 
-WS_DEVICE static uint32_t pt_shade_diffuse(const ws_item *it, pt_frame *f, const pt_args *a) {
+/* What every shading continuation with next-event estimation starts with:
+ * the hit's material and surface, its base colour, the shadow request for
+ * this vertex, and the path's random-number keys. */
+typedef struct pt_shading {
+  const pt_material *m;
+  pt_surface sf;
+  pt_vec3 base;
+  uint32_t pixel, sample;
+} pt_shading;
+
+WS_DEVICE static inline pt_shading pt_shading_begin(const ws_item *it, pt_frame *f,
+                                                    const pt_args *a) {
   const pt_scene *sc = pt_scene_of(a);
   const uint32_t mi = pt_material_index(sc, f->hit_prim);
-  const pt_material *m = pt_material_at(sc, mi);
-  const pt_surface sf = pt_surface_at(sc, f);
-  const pt_vec3 base = pt_base_color(sc, m, &sf);
-  pt_request_shadow(it, f, a, sf.pos, sf.ns, mi, base);
-  uint32_t pixel, sample;
-  pt_keys(a, it->id, &pixel, &sample);
+  pt_shading s;
+  s.m = pt_material_at(sc, mi);
+  s.sf = pt_surface_at(sc, f);
+  s.base = pt_base_color(sc, s.m, &s.sf);
+  pt_request_shadow(it, f, a, s.sf.pos, s.sf.ns, mi, s.base);
+  pt_keys(a, it->id, &s.pixel, &s.sample);
+  return s;
+}
+
+WS_DEVICE static uint32_t pt_shade_diffuse(const ws_item *it, pt_frame *f, const pt_args *a) {
+  const pt_shading s = pt_shading_begin(it, f, a);
+  const pt_surface sf = s.sf;
+  const pt_vec3 base = s.base;
+  const uint32_t pixel = s.pixel, sample = s.sample;
   /* cosine-weighted hemisphere: f cos / pdf = albedo */
   const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
   const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
@@ -659,15 +678,11 @@ WS_DEVICE static uint32_t pt_shade_diffuse(const ws_item *it, pt_frame *f, const
 }
 
 WS_DEVICE static uint32_t pt_shade_glossy(const ws_item *it, pt_frame *f, const pt_args *a) {
-  const pt_scene *sc = pt_scene_of(a);
-  const uint32_t mi = pt_material_index(sc, f->hit_prim);
-  const pt_material *m = pt_material_at(sc, mi);
-  const pt_surface sf = pt_surface_at(sc, f);
-  const pt_vec3 base = pt_base_color(sc, m, &sf);
-  const pt_vec3 n = sf.ns;
-  pt_request_shadow(it, f, a, sf.pos, n, mi, base);
-  uint32_t pixel, sample;
-  pt_keys(a, it->id, &pixel, &sample);
+  const pt_shading s = pt_shading_begin(it, f, a);
+  const pt_material *m = s.m;
+  const pt_surface sf = s.sf;
+  const pt_vec3 base = s.base, n = sf.ns;
+  const uint32_t pixel = s.pixel, sample = s.sample;
   /* sample the GGX normal distribution D(h) cos(h), reflect wo about h */
   const float alpha2 = m->alpha * m->alpha;
   const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
@@ -693,15 +708,11 @@ WS_DEVICE static uint32_t pt_shade_glossy(const ws_item *it, pt_frame *f, const 
 /* The principled BSDF: pick a lobe (coat, specular, diffuse) with the
  * PT_DIM_LOBE number, sample it, weight by f cos / (mixture pdf). */
 WS_DEVICE static uint32_t pt_shade_principled(const ws_item *it, pt_frame *f, const pt_args *a) {
-  const pt_scene *sc = pt_scene_of(a);
-  const uint32_t mi = pt_material_index(sc, f->hit_prim);
-  const pt_material *m = pt_material_at(sc, mi);
-  const pt_surface sf = pt_surface_at(sc, f);
-  const pt_vec3 base = pt_base_color(sc, m, &sf);
-  const pt_vec3 n = sf.ns;
-  pt_request_shadow(it, f, a, sf.pos, n, mi, base);
-  uint32_t pixel, sample;
-  pt_keys(a, it->id, &pixel, &sample);
+  const pt_shading s = pt_shading_begin(it, f, a);
+  const pt_material *m = s.m;
+  const pt_surface sf = s.sf;
+  const pt_vec3 base = s.base, n = sf.ns;
+  const uint32_t pixel = s.pixel, sample = s.sample;
   const float lobe = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_LOBE);
   const float u1 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_U);
   const float u2 = pt_rand(a->seed, pixel, sample, f->depth, PT_DIM_BSDF_V);
