@@ -627,20 +627,8 @@ static void test_partial_admission(void **unused) {
 }
 
 int main(int argc, char **argv) {
-  ws_backend_kind backend = WS_BACKEND_CPU;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
-      if (ws_backend_parse(argv[++i], &backend) != WS_OK)
-        return 2;
-    } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-      cmocka_set_test_filter(argv[++i]);
-    } else {
-      fprintf(stderr, "usage: %s [--backend cpu|cuda|vulkan] [--filter PATTERN]\n", argv[0]);
-      return 2;
-    }
-  }
-  int code = aux_open_device(backend, &g_dev);
-  if (code != 0)
+  const int code = aux_cmocka_open(argc, argv, &g_dev);
+  if (code >= 0)
     return code;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_admission_extremes),
