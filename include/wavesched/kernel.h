@@ -38,10 +38,12 @@
 #define WS_GPU_STREAM hipStream_t
 #define WS_GPU_LAST_ERROR() ((int)hipGetLastError())
 #define WS_GPU_INVALID_VALUE hipErrorInvalidValue
+#define WS_GPU_OCCUPANCY hipOccupancyMaxActiveBlocksPerMultiprocessor
 #else
 #define WS_GPU_STREAM cudaStream_t
 #define WS_GPU_LAST_ERROR() ((int)cudaGetLastError())
 #define WS_GPU_INVALID_VALUE cudaErrorInvalidValue
+#define WS_GPU_OCCUPANCY cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #endif
 #define WS_DEVICE __device__
 #define WS_HOST_DEVICE __host__ __device__
@@ -77,6 +79,47 @@
 
 #define WS_CAT2_(a, b) a##b
 #define WS_CAT_(a, b) WS_CAT2_(a, b)
+
+/* ---- register caps ----
+ * A kernel's registers set how many of its warps an SM holds. A latency-bound
+ * continuation (a BVH traversal, a loop of dependent loads) may run faster
+ * with fewer registers and more resident warps, even with some spilled to
+ * local memory; a wavefront can give it that without touching the heavier
+ * continuations, which a megakernel cannot. Measure before capping
+ * (docs/decisions.md has the path tracer's numbers).
+ *
+ * WS_CONTINUATION_MAX_REGISTERS(frame_type, src, n): continuation `src` (its
+ * index; 0 the entry) of the coroutine whose frame is `frame_type` compiles
+ * with at most n registers per thread on CUDA. WS_KERNEL_MAX_REGISTERS(name,
+ * n): the same for plain kernel `name`. Each must come BEFORE the
+ * WS_COROUTINE / WS_KERNEL it caps (C++ sees the cap when the kernel is
+ * instantiated); both are nothing on the CPU, in GLSL and on HIP, and n is a
+ * hint for the compiler (CUDA's __maxnreg__), never a change in results. */
+#if WS_KERNEL_GPU
+template <class Tag, uint32_t S> struct ws_max_registers_ {
+  static constexpr uint32_t n = 255u; /* the hardware's limit: no cap */
+};
+#if defined(__HIPCC__) || (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ < 1204)
+#define WS_MAXNREG_(Tag, S)
+#else
+#define WS_MAXNREG_(Tag, S) __maxnreg__((ws_max_registers_<Tag, S>::n))
+#endif
+#define WS_CONTINUATION_MAX_REGISTERS(frame_type, src, regs)                            \
+  template <> struct ws_max_registers_<frame_type, (uint32_t)(src)> {                   \
+    static constexpr uint32_t n = (regs);                                               \
+  };
+#define WS_KERNEL_TAG_(name) struct name##_ws_tag_;
+#define WS_KERNEL_MAX_REGISTERS(name, regs)                                             \
+  WS_KERNEL_TAG_(name)                                                                  \
+  template <> struct ws_max_registers_<name##_ws_tag_, 0u> {                            \
+    static constexpr uint32_t n = (regs);                                               \
+  };
+#else
+#define WS_MAXNREG_(Tag, S)
+#define WS_KERNEL_TAG_(name)
+#define WS_CONTINUATION_MAX_REGISTERS(frame_type, src, regs)
+#define WS_KERNEL_MAX_REGISTERS(name, regs)
+#endif
 
 /* ---- atomics (relaxed; kernels that need ordering across launches get it
  * from stream order, never from fences inside a launch) ---- */
@@ -453,7 +496,7 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     d_->continuation_count = (uint32_t)(sizeof names_ / sizeof names_[0]);              \
     d_->continuation_names = names_;                                                    \
   }                                                                                     \
-  WS_CORO_LAUNCHERS_(co)                                                                \
+  WS_CORO_LAUNCHERS_(co, tframe)                                                        \
   WS_LAUNCHER_(co##_ws_mega_launch, co##_ws_mega, ws_launch)
 
 /* ---- plain kernels ---- */
@@ -464,14 +507,16 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #define WS_KERNEL(name, targs, ivar, avar)                                              \
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar);                \
   WS_DEVICE static void name##_ws_call(const targs *a_, uint32_t i_) { name##_ws_body(i_, a_); } \
-  WS_LAUNCHER_(name##_ws_launch, name##_ws_call, targs)                                 \
+  WS_KERNEL_TAG_(name)                                                                  \
+  WS_LAUNCHER_CAPPED_(name##_ws_launch, name##_ws_call, targs, WS_MAXNREG_(name##_ws_tag_, 0u)) \
   enum { name##_ws_args_size = sizeof(targs) };                                         \
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar)
 
 /* ---- backend launchers: fn(const T *args, uint32_t i) over i < n ---- */
 #if WS_KERNEL_GPU
-#define WS_LAUNCHER_(lname, fn, T)                                                      \
-  __global__ void lname##_gpu(T a_, uint32_t n_) {                                      \
+#define WS_LAUNCHER_(lname, fn, T) WS_LAUNCHER_CAPPED_(lname, fn, T, )
+#define WS_LAUNCHER_CAPPED_(lname, fn, T, cap)                                          \
+  __global__ void cap lname##_gpu(T a_, uint32_t n_) {                                  \
     const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
     if (i_ < n_)                                                                        \
       fn(&a_, i_);                                                                      \
@@ -504,6 +549,7 @@ typedef struct ws_cpu_dev_args_ {
   uint32_t scan;
   uint64_t limit; /* the tail's per-item limit */
 } ws_cpu_dev_args_;
+#define WS_LAUNCHER_CAPPED_(lname, fn, T, cap) WS_LAUNCHER_(lname, fn, T)
 #define WS_LAUNCHER_(lname, fn, T)                                                      \
   static void lname##_range(const void *args, uint32_t begin, uint32_t end) {           \
     const T *a_ = (const T *)args;                                                      \
@@ -605,8 +651,9 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     atomicAdd(ran, ws_scan_ran_);
 }
 #endif
-#define WS_CORO_LAUNCHERS_(co)                                                          \
-  template <uint32_t SRC_> __global__ void co##_ws_step_gpu(ws_launch a_, uint32_t n_) { \
+#define WS_CORO_LAUNCHERS_(co, tframe)                                                  \
+  template <uint32_t SRC_>                                                              \
+  __global__ void WS_MAXNREG_(tframe, SRC_) co##_ws_step_gpu(ws_launch a_, uint32_t n_) { \
     if (a_.flags & WS_LAUNCH_SCAN) {                                                    \
       ws_scan_run_(a_.slot_base,                                                        \
                    &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
@@ -621,9 +668,12 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     if (i_ < n_)                                                                        \
       co##_ws_step_at(&a_, SRC_, i_);                                                   \
   }                                                                                     \
-  template <uint32_t SRC_> __global__ void co##_ws_dev_gpu(ws_launch a_) {              \
+  /* the device-loop step of continuation src: a constant in the per-      \
+   * continuation kernels, the plan's own in the one-kernel form */              \
+  __device__ __forceinline__ static void co##_ws_dev_body_(const ws_launch &a_,        \
+                                                          uint32_t src_) {              \
     const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_.plan);                  \
-    const uint32_t n_ = co##_ws_dev_count(&a_, SRC_, &pl_);                             \
+    const uint32_t n_ = co##_ws_dev_count(&a_, src_, &pl_);                             \
     if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
       if (n_ == 0)                                                                      \
         return;                                                                         \
@@ -631,14 +681,26 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
                    &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
                    [&](uint32_t slot, bool run) -> bool {                               \
         if (run)                                                                        \
-          co##_ws_run(&a_, SRC_, slot, 0);                                              \
-        return !run && co##_ws_scan_match(&a_, SRC_, slot, pl_.slot_base);             \
+          co##_ws_run(&a_, src_, slot, 0);                                              \
+        return !run && co##_ws_scan_match(&a_, src_, slot, pl_.slot_base);             \
       });                                                                               \
       return;                                                                           \
     }                                                                                   \
     for (uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x; i_ < n_;                  \
          i_ += gridDim.x * blockDim.x)                                                  \
-      co##_ws_dev_at(&a_, SRC_, &pl_, i_);                                              \
+      co##_ws_dev_at(&a_, src_, &pl_, i_);                                              \
+  }                                                                                     \
+  template <uint32_t SRC_>                                                              \
+  __global__ void WS_MAXNREG_(tframe, SRC_) co##_ws_dev_gpu(ws_launch a_) {             \
+    co##_ws_dev_body_(a_, SRC_);                                                        \
+  }                                                                                     \
+  /* WS_DEV_ANY: every continuation in one kernel, the plan's src chosen    \
+   * when it runs (a plan for no continuation, or an index out of range,    \
+   * runs nothing: dev_count is 0 for it) */                                      \
+  __global__ void co##_ws_dev_any_gpu(ws_launch a_) {                                   \
+    const uint32_t s_ = WS_PTR(const ws_launch_plan, a_.plan)->src;                     \
+    if (s_ <= (uint32_t)co##_ws_K)                                                      \
+      co##_ws_dev_body_(a_, s_);                                                        \
   }                                                                                     \
   /* the tail: the suspended frames packed into full warps block by block, so \
    * that few live frames among many slots do not run one per warp */           \
@@ -677,6 +739,12 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
+  template <uint32_t SRC_> struct co##_ws_occ_k_ {                                      \
+    static int run(int *blocks, uint32_t block) {                                       \
+      return (int)WS_GPU_OCCUPANCY(blocks, co##_ws_dev_gpu<SRC_>, (int)block,          \
+                                   2u * block * 4u);                                    \
+    }                                                                                   \
+  };                                                                                    \
   static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \
                                  void *stream) {                                        \
     if (n == 0)                                                                         \
@@ -698,13 +766,31 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
                                 uint32_t block, void *stream) {                         \
     ws_launch a_;                                                                       \
     memcpy(&a_, args, sizeof a_);                                                       \
+    if (src == WS_DEV_ANY && grid == 0) {                                               \
+      /* the one kernel keeps every continuation's resident blocks per SM? */            \
+      int any_ = 0, one_ = 0, rc_;                                                      \
+      if ((rc_ = (int)WS_GPU_OCCUPANCY(&any_, co##_ws_dev_any_gpu, (int)block,          \
+                                       2u * block * 4u)) != 0)                          \
+        return rc_;                                                                     \
+      for (uint32_t s_ = 0; s_ <= (uint32_t)co##_ws_K; ++s_) {                          \
+        if ((rc_ = ws_src_dispatch_<co##_ws_K, co##_ws_occ_k_>::run(s_, &one_, block)) != 0) \
+          return rc_;                                                                   \
+        if (one_ > any_)                                                                \
+          return 1;                                                                     \
+      }                                                                                 \
+      return 0;                                                                         \
+    }                                                                                   \
+    if (src == WS_DEV_ANY) {                                                            \
+      co##_ws_dev_any_gpu<<<grid, block, 2u * block * 4u, (WS_GPU_STREAM)stream>>>(a_); \
+      return WS_GPU_LAST_ERROR();                                                       \
+    }                                                                                   \
     if (src > (uint32_t)co##_ws_K || grid == 0)                                         \
       return (int)WS_GPU_INVALID_VALUE;                                                 \
     return ws_src_dispatch_<co##_ws_K, co##_ws_dev_k_>::run(                            \
         src, (const ws_launch *)&a_, grid, block, (WS_GPU_STREAM)stream);               \
   }
 #else
-#define WS_CORO_LAUNCHERS_(co)                                                          \
+#define WS_CORO_LAUNCHERS_(co, tframe)                                                  \
   WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
     co##_ws_step_at(p, p->src, i);                                                      \
   }                                                                                     \
@@ -761,9 +847,13 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     (void)grid;                                                                         \
     (void)block;                                                                        \
     ws_cpu_dev_args_ d_;                                                                \
+    if (src == WS_DEV_ANY && grid == 0)                                                 \
+      return 1; /* one CPU loop already: nothing to gain */                             \
     d_.a = *(const ws_launch *)args;                                                    \
-    d_.src = src;                                                                       \
     d_.pl = *WS_PTR(const ws_launch_plan, d_.a.plan);                                   \
+    d_.src = src == WS_DEV_ANY ? d_.pl.src : src;                                       \
+    if (d_.src > (uint32_t)co##_ws_K)                                                   \
+      return 0;                                                                         \
     const uint32_t n = co##_ws_dev_count(&d_.a, src, &d_.pl);                           \
     if (d_.pl.use_slots == 2u && d_.pl.action != WS_PLAN_RESUME_ALL) {                  \
       d_.scan = n ? d_.pl.slot_base : 0u;                                               \
