@@ -825,10 +825,10 @@ WS_DEVICE static uint32_t pt_shade_emissive(const ws_item *it, pt_frame *f, cons
 /* The two BVH traversals (closest hit, shadow rays) are latency-bound: on
  * CUDA they may compile with fewer registers than they would take, for more
  * resident warps (kernel.h "register caps"; the value measured on the H200 is
- * in docs/decisions.md; 255 = no cap). The megakernel has no such choice: it
+ * in docs/decisions.md; 0 = no cap). The megakernel has no such choice: it
  * holds the heaviest shading code in the same kernel. */
 #ifndef PT_TRAVERSAL_REGISTERS
-#define PT_TRAVERSAL_REGISTERS 255
+#define PT_TRAVERSAL_REGISTERS 0
 #endif
 WS_CONTINUATION_MAX_REGISTERS(pt_frame, PT_INTERSECT, PT_TRAVERSAL_REGISTERS)
 WS_KERNEL_MAX_REGISTERS(pt_trace_shadow_kernel, PT_TRAVERSAL_REGISTERS)

@@ -93,16 +93,20 @@
  * with at most n registers per thread on CUDA. WS_KERNEL_MAX_REGISTERS(name,
  * n): the same for plain kernel `name`. Each must come BEFORE the
  * WS_COROUTINE / WS_KERNEL it caps (C++ sees the cap when the kernel is
- * instantiated); both are nothing on the CPU, in GLSL and on HIP, and n is a
+ * instantiated); both are nothing on the CPU, in GLSL and on HIP, and n (0: no cap) is a
  * hint for the compiler (CUDA's __maxnreg__), never a change in results. */
 #if WS_KERNEL_GPU
+/* n == 0: no cap. A capped kernel is a second template, instantiated only
+ * where a cap is set: any __maxnreg__, even the hardware's 255, changes what
+ * ptxas allocates (measured: the path tracer's intersect kernel 71 -> 86
+ * registers, a plain kernel 32 -> 70), so the default carries none. */
 template <class Tag, uint32_t S> struct ws_max_registers_ {
-  static constexpr uint32_t n = 255u; /* the hardware's limit: no cap */
+  static constexpr uint32_t n = 0u;
 };
 #if defined(__HIPCC__) || (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ < 1204)
-#define WS_MAXNREG_(Tag, S)
+#define WS_MAXNREG_(n)
 #else
-#define WS_MAXNREG_(Tag, S) __maxnreg__((ws_max_registers_<Tag, S>::n))
+#define WS_MAXNREG_(n) __maxnreg__(n)
 #endif
 #define WS_CONTINUATION_MAX_REGISTERS(frame_type, src, regs)                            \
   template <> struct ws_max_registers_<frame_type, (uint32_t)(src)> {                   \
@@ -115,7 +119,6 @@ template <class Tag, uint32_t S> struct ws_max_registers_ {
     static constexpr uint32_t n = (regs);                                               \
   };
 #else
-#define WS_MAXNREG_(Tag, S)
 #define WS_KERNEL_TAG_(name)
 #define WS_CONTINUATION_MAX_REGISTERS(frame_type, src, regs)
 #define WS_KERNEL_MAX_REGISTERS(name, regs)
@@ -508,26 +511,39 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar);                \
   WS_DEVICE static void name##_ws_call(const targs *a_, uint32_t i_) { name##_ws_body(i_, a_); } \
   WS_KERNEL_TAG_(name)                                                                  \
-  WS_LAUNCHER_CAPPED_(name##_ws_launch, name##_ws_call, targs, WS_MAXNREG_(name##_ws_tag_, 0u)) \
+  WS_LAUNCHER_CAPPED_(name##_ws_launch, name##_ws_call, targs, name##_ws_tag_)         \
   enum { name##_ws_args_size = sizeof(targs) };                                         \
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar)
 
 /* ---- backend launchers: fn(const T *args, uint32_t i) over i < n ---- */
 #if WS_KERNEL_GPU
-#define WS_LAUNCHER_(lname, fn, T) WS_LAUNCHER_CAPPED_(lname, fn, T, )
-#define WS_LAUNCHER_CAPPED_(lname, fn, T, cap)                                          \
-  __global__ void cap lname##_gpu(T a_, uint32_t n_) {                                  \
+/* Tag: the kernel's ws_max_registers_ tag (void: never capped) */
+#define WS_LAUNCHER_(lname, fn, T) WS_LAUNCHER_CAPPED_(lname, fn, T, void)
+#define WS_LAUNCHER_CAPPED_(lname, fn, T, Tag)                                          \
+  __device__ __forceinline__ static void lname##_body_(const T &a_, uint32_t n_) {      \
     const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
     if (i_ < n_)                                                                        \
       fn(&a_, i_);                                                                      \
   }                                                                                     \
+  __global__ void lname##_gpu(T a_, uint32_t n_) { lname##_body_(a_, n_); }             \
+  template <uint32_t N_> __global__ void WS_MAXNREG_(N_) lname##_capped_gpu(T a_, uint32_t n_) { \
+    lname##_body_(a_, n_);                                                              \
+  }                                                                                     \
+  template <uint32_t N_> struct lname##_k_ {                                            \
+    static void go(const T &a_, uint32_t n, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
+      if constexpr (N_ != 0u)                                                           \
+        lname##_capped_gpu<N_><<<grid, block, 0, st>>>(a_, n);                          \
+      else                                                                              \
+        lname##_gpu<<<grid, block, 0, st>>>(a_, n);                                     \
+    }                                                                                   \
+  };                                                                                    \
   static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
     if (n == 0)                                                                         \
       return 0;                                                                         \
     const uint32_t grid = (n + block - 1u) / block;                                     \
     T a_;                                                                               \
     memcpy(&a_, args, sizeof a_);                                                       \
-    lname##_gpu<<<grid, block, 0, (WS_GPU_STREAM)stream>>>(a_, n);                      \
+    lname##_k_<ws_max_registers_<Tag, 0u>::n>::go(a_, n, grid, block, (WS_GPU_STREAM)stream); \
     return WS_GPU_LAST_ERROR();                                                         \
   }
 #else
@@ -651,23 +667,33 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     atomicAdd(ran, ws_scan_ran_);
 }
 #endif
-#define WS_CORO_LAUNCHERS_(co, tframe)                                                  \
+/* Continuation SRC's kernels: name<SRC>, or name##_capped<SRC> where a
+ * register cap is set (the launch structs pick by ws_max_registers_) */
+#define WS_CORO_KERNELS_(tframe, name, params, call)                                    \
+  template <uint32_t SRC_> __global__ void name params { call; }                        \
   template <uint32_t SRC_>                                                              \
-  __global__ void WS_MAXNREG_(tframe, SRC_) co##_ws_step_gpu(ws_launch a_, uint32_t n_) { \
+  __global__ void WS_MAXNREG_((ws_max_registers_<tframe, SRC_>::n)) name##_capped params { \
+    call;                                                                               \
+  }
+#define WS_CORO_LAUNCHERS_(co, tframe)                                                  \
+  __device__ __forceinline__ static void co##_ws_step_body_(const ws_launch &a_,       \
+                                                           uint32_t n_, uint32_t src_) { \
     if (a_.flags & WS_LAUNCH_SCAN) {                                                    \
       ws_scan_run_(a_.slot_base,                                                        \
                    &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
                    [&](uint32_t slot, bool run) -> bool {                               \
         if (run)                                                                        \
-          co##_ws_run(&a_, SRC_, slot, 0);                                              \
-        return !run && co##_ws_scan_match(&a_, SRC_, slot, a_.slot_base);              \
+          co##_ws_run(&a_, src_, slot, 0);                                              \
+        return !run && co##_ws_scan_match(&a_, src_, slot, a_.slot_base);              \
       });                                                                               \
       return;                                                                           \
     }                                                                                   \
     const uint32_t i_ = blockIdx.x * blockDim.x + threadIdx.x;                          \
     if (i_ < n_)                                                                        \
-      co##_ws_step_at(&a_, SRC_, i_);                                                   \
+      co##_ws_step_at(&a_, src_, i_);                                                   \
   }                                                                                     \
+  WS_CORO_KERNELS_(tframe, co##_ws_step_gpu, (ws_launch a_, uint32_t n_),               \
+                   co##_ws_step_body_(a_, n_, SRC_))                                    \
   /* the device-loop step of continuation src: a constant in the per-      \
    * continuation kernels, the plan's own in the one-kernel form */              \
   __device__ __forceinline__ static void co##_ws_dev_body_(const ws_launch &a_,        \
@@ -690,10 +716,7 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
          i_ += gridDim.x * blockDim.x)                                                  \
       co##_ws_dev_at(&a_, src_, &pl_, i_);                                              \
   }                                                                                     \
-  template <uint32_t SRC_>                                                              \
-  __global__ void WS_MAXNREG_(tframe, SRC_) co##_ws_dev_gpu(ws_launch a_) {             \
-    co##_ws_dev_body_(a_, SRC_);                                                        \
-  }                                                                                     \
+  WS_CORO_KERNELS_(tframe, co##_ws_dev_gpu, (ws_launch a_), co##_ws_dev_body_(a_, SRC_)) \
   /* WS_DEV_ANY: every continuation in one kernel, the plan's src chosen    \
    * when it runs (a plan for no continuation, or an index out of range,    \
    * runs nothing: dev_count is 0 for it) */                                      \
@@ -729,20 +752,30 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
   template <uint32_t SRC_> struct co##_ws_step_k_ {                                     \
     static int run(const ws_launch *a, uint32_t n, uint32_t grid, uint32_t block,       \
                    WS_GPU_STREAM st) {                                                  \
-      co##_ws_step_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);              \
+      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u)                           \
+        co##_ws_step_gpu_capped<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);     \
+      else                                                                              \
+        co##_ws_step_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);            \
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
   template <uint32_t SRC_> struct co##_ws_dev_k_ {                                      \
     static int run(const ws_launch *a, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
-      co##_ws_dev_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);                  \
+      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u)                           \
+        co##_ws_dev_gpu_capped<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);         \
+      else                                                                              \
+        co##_ws_dev_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);                \
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
   template <uint32_t SRC_> struct co##_ws_occ_k_ {                                      \
     static int run(int *blocks, uint32_t block) {                                       \
-      return (int)WS_GPU_OCCUPANCY(blocks, co##_ws_dev_gpu<SRC_>, (int)block,          \
-                                   2u * block * 4u);                                    \
+      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u)                           \
+        return (int)WS_GPU_OCCUPANCY(blocks, co##_ws_dev_gpu_capped<SRC_>, (int)block, \
+                                     2u * block * 4u);                                  \
+      else                                                                              \
+        return (int)WS_GPU_OCCUPANCY(blocks, co##_ws_dev_gpu<SRC_>, (int)block,        \
+                                     2u * block * 4u);                                  \
     }                                                                                   \
   };                                                                                    \
   static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \

@@ -22,11 +22,11 @@
  *   }
  *
  * The flat body (ws_flat_body): where the plan can only refill or resume
- * one queue (the greedy policy; no auxiliary stage, tail, compaction or
- * append storage) and the coroutine's one-kernel form (WS_DEV_ANY) keeps
- * the occupancy of every per-continuation kernel, the SWITCH goes: decide,
- * the gather (over an empty range when the plan gathers nothing), that one
- * kernel, [publish]. A conditional node costs about 5.5 µs per iteration on
+ * one queue (the greedy policy; no auxiliary stage, tail or append
+ * storage) and the coroutine's one-kernel form (WS_DEV_ANY) keeps the
+ * occupancy of every per-continuation kernel, the SWITCH goes: decide,
+ * [compaction], the gather (each over an empty range when the plan has
+ * none), that one kernel, [publish]. A conditional node costs about 5.5 µs per iteration on
  * the H200 whatever it selects (docs/decisions.md), more than the step.
  *
  * Every kernel in the graph has a fixed grid and reads its sizes from the
@@ -50,7 +50,10 @@ extern "C" {
 typedef struct ws_cuda_loop {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  uint32_t *gscan; /* flat body: the gather's range this iteration (device word) */
+  /* flat body (device words the decisions write each iteration): the
+   * gather's range, then the compaction's [live, scan), all 0 when the plan
+   * has none */
+  uint32_t *gscan;
 } ws_cuda_loop;
 
 /* The arrays inside the state's buffer (works, their bounds and stage
@@ -122,10 +125,13 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     if (copy)
       ws_rebase(d, WS_DEC_PTR(ws_dec_work, d->works), sh, state, size);
     *zero = 0u; /* the count-less gather of this iteration accumulates from 0 */
-    if (gscan) /* the flat body: no branch, a gather over nothing when none is planned */
-      *gscan = p->gather ? p->gather_scan : 0u;
-    else
+    if (gscan) { /* the flat body: no branch; empty ranges for what is not planned */
+      gscan[0] = p->gather ? p->gather_scan : 0u;
+      gscan[1] = p->compact ? p->compact_live : 0u;
+      gscan[2] = p->compact ? p->compact_scan : 0u;
+    } else {
       cudaGraphSetConditional(branch, b);
+    }
     cudaGraphSetConditional(more, again);
   }
   if (copy) {
@@ -215,7 +221,7 @@ static ws_status ws_capture_end(ws_device *dev, ws_cuda *c, ws_status st) {
 
 /* Whether the loop takes the flat body (see the top of this file). */
 static bool ws_flat_body(ws_cuda *c, const ws_loop_desc *d) {
-  if (!(d->flags & WS_DEC_GREEDY) || (d->flags & (WS_DEC_TAIL | WS_DEC_COMPACTION)) ||
+  if (!(d->flags & WS_DEC_GREEDY) || (d->flags & WS_DEC_TAIL) ||
       d->stage_count != 0 || d->storage_count != 0)
     return false;
   const int rc = d->entry->launch_dev(WS_DEV_ANY, 0, &d->launch, d->block, (void *)c->stream);
@@ -223,12 +229,16 @@ static bool ws_flat_body(ws_cuda *c, const ws_loop_desc *d) {
   return rc == 0;
 }
 
-/* The flat body's launches after the decisions: the gather, the step, [publish]. */
+/* The flat body's launches after the decisions: [compaction], the gather,
+ * the step, [publish]. */
 static ws_status ws_record_flat(ws_device *dev, const ws_loop_desc *d, const ws_cuda_loop *l) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_dstate *st = (ws_dstate *)(uintptr_t)d->state;
-  ws_status r = ws_cuda_dl_gather(dev, &d->queue, &st->plan.gather_token, l->gscan);
-  if (r != WS_OK)
+  ws_status r = WS_OK;
+  if ((d->flags & WS_DEC_COMPACTION) &&
+      (r = ws_cuda_dl_compact(dev, &d->queue, l->gscan + 1, l->gscan + 2)) != WS_OK)
+    return r;
+  if ((r = ws_cuda_dl_gather(dev, &d->queue, &st->plan.gather_token, l->gscan)) != WS_OK)
     return r;
   const int rc = d->entry->launch_dev(WS_DEV_ANY, ws_step_grid(c, d->R, d->block), &d->launch,
                                       d->block, (void *)c->stream);
@@ -244,7 +254,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   ws_cuda *c = ws_cuda_of(dev);
   ws_dstate *st = (ws_dstate *)(uintptr_t)d->state;
   if (ws_flat_body(c, d))
-    WS_CUDA_TRY(dev, cudaMalloc((void **)&l->gscan, sizeof *l->gscan));
+    WS_CUDA_TRY(dev, cudaMalloc((void **)&l->gscan, 4u * sizeof *l->gscan));
   WS_CUDA_TRY(dev, cudaGraphCreate(&l->graph, 0));
   cudaGraphConditionalHandle more, branch;
   WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&more, l->graph, 1, cudaGraphCondAssignDefault));
