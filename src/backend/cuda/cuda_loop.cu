@@ -39,6 +39,7 @@
  */
 #include "cuda_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern "C" {
@@ -221,6 +222,11 @@ static ws_status ws_capture_end(ws_device *dev, ws_cuda *c, ws_status st) {
 
 /* Whether the loop takes the flat body (see the top of this file). */
 static bool ws_flat_body(ws_cuda *c, const ws_loop_desc *d) {
+  /* WS_CUDA_LOOP_BODY=switch keeps the switch where the flat body would
+   * do (a measurement knob: docs/cuda.md) */
+  const char *env = getenv("WS_CUDA_LOOP_BODY");
+  if (env && strcmp(env, "switch") == 0)
+    return false;
   if (!(d->flags & WS_DEC_GREEDY) || (d->flags & WS_DEC_TAIL) ||
       d->stage_count != 0 || d->storage_count != 0)
     return false;
