@@ -26,11 +26,10 @@ void main() {
    * so the barriers inside are reached by all of them */
   if (P.queue_count < WS_QUEUE_SHARED_TOKENS) {
     ws_queue_hist_clear(P.queue_count);
-    if (counted)
-      atomicAdd(ws_queue_hist[t], 1u);
+    ws_queue_hist_add(t, counted);
     barrier();
     ws_queue_hist_flush(P.queue_count, P.counts);
-  } else if (counted) {
-    atomicAdd(WS_PTR(uint32_t, P.counts)[t], 1u);
+  } else {
+    ws_queue_global_add(P.counts, t, counted);
   }
 }

@@ -25,9 +25,7 @@ void main() {
   const bool live = t != 0u && t <= P.queue_count;
   if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
     ws_queue_hist_clear(P.queue_count);
-    uint local = 0u;
-    if (live)
-      local = atomicAdd(ws_queue_hist[t], 1u);
+    const uint local = ws_queue_hist_add(t, live);
     barrier();
     /* reserve each token's run once per workgroup; the entry becomes the
      * run's base */
@@ -39,7 +37,9 @@ void main() {
     barrier();
     if (live)
       WS_PTR(uint32_t, P.slots)[ws_queue_hist[t] + local] = s;
-  } else if (live) {
-    WS_PTR(uint32_t, P.slots)[atomicAdd(WS_PTR(uint32_t, P.offsets)[t], 1u)] = s;
+  } else {
+    const uint pos = ws_queue_global_add(P.offsets, t, live);
+    if (live)
+      WS_PTR(uint32_t, P.slots)[pos] = s;
   }
 }

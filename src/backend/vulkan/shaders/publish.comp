@@ -38,11 +38,10 @@ void main() {
   const bool live = t != 0u && t <= P.queue_count;
   if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
     ws_queue_hist_clear(P.queue_count);
-    if (live)
-      atomicAdd(ws_queue_hist[t], 1u);
+    ws_queue_hist_add(t, live);
     barrier();
     ws_queue_hist_flush(P.queue_count, P.counts);
-  } else if (live) {
-    atomicAdd(WS_PTR(uint32_t, P.counts)[t], 1u);
+  } else {
+    ws_queue_global_add(P.counts, t, live);
   }
 }
