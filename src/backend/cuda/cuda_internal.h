@@ -106,6 +106,11 @@ typedef struct ws_cuda {
   cudaEvent_t timer[2];
   unsigned timer_marks;
   uint32_t select_parity; /* which SELECT_PAIR word the next selection uses */
+  /* cuda_queue.cu, filled at first use (0 = not yet): the SM count and how
+   * many blocks of its kernels that use more than 32 registers per thread
+   * are resident at once on the whole device (ws_cuda_resident) */
+  uint32_t sm_count;
+  uint32_t resident[4];
 } ws_cuda;
 
 static inline ws_cuda *ws_cuda_of(ws_device *dev) {
