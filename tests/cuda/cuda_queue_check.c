@@ -711,6 +711,13 @@ int main(int argc, char **argv) {
     for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ++ki)
       if (scans[si] <= limit)
         case_count_gather(&e, scans[si], Ks[ki], (int)((si + ki) % 4));
+  /* the benchmark's size (bench_queue: 2^24 slots, K = 4): grids far below
+   * the tile count, so every block strides over many tiles with the next
+   * tile's loads in flight and the shared words double-buffered */
+  if (!quick) {
+    case_count_gather(&e, 1u << 24, 4, 0);
+    case_count_gather(&e, (1u << 24) - 1, 7, 1);
+  }
   /* large K: the shared-memory limits (4096 bins) and the global fallbacks */
   const uint32_t bigK[] = {4095, 4096, 6000};
   for (size_t ki = 0; ki < 3; ++ki) {
@@ -726,6 +733,7 @@ int main(int argc, char **argv) {
     case_publish(&e, pubn[i] + 17, pubn[i], 3, true);
     case_publish(&e, pubn[i] + 17, pubn[i], 3, false);
     case_publish(&e, pubn[i] + 17, pubn[i], 5000, i % 2 == 0);
+    case_publish(&e, pubn[i] + 17, pubn[i], 17, i % 2 == 1); /* shared-memory histogram */
   }
 
   const frame_case frames[] = {
