@@ -56,6 +56,8 @@ enum {
   WS_CTL_DL_ACC = 9,      /* the device loop's count-less selection; zeroed by its
                              decisions before every iteration */
   WS_CTL_DL_SINK = 10,    /* ... and the word that selection zeroes for no one */
+  WS_CTL_COMPACT_ACC = 11, /* [2]: the compaction selection's holes and movers */
+  WS_CTL_COMPACT_TICKET = 13,
   WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS

@@ -45,7 +45,7 @@
  * --------------------------------------------------------------------- */
 
 /* Which ws_cuda.resident entry caches which kernel. */
-enum { WS_RES_GATHER_ALL_BITS = 0, WS_RES_MOVE = 1 };
+enum { WS_RES_GATHER_ALL_BITS = 0, WS_RES_MOVE = 1, WS_RES_COMPACT_SELECT = 2 };
 
 /* `grid` (ws_cuda_grid's choice, sized for 8 resident blocks per SM) capped
  * at the blocks of `kernel` the device actually holds at once. A grid-stride
@@ -401,6 +401,89 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   }
   if (COUNT && ws_last_block(ticket) && threadIdx.x == 0) {
     *count_out = atomicExch(acc, 0u);
+    *ticket = 0;
+  }
+}
+
+/* Compaction's two selections in one launch, one pass over [0, scan): the
+ * free slots of [0, n) into holes[] and the live slots of [n, scan) into
+ * movers_base + *movers_off, each reserved per tile from its own
+ * accumulator (acc[0], acc[1]) exactly as ws_select_kernel does (ballot
+ * ranks, shared scans by two different threads so that the two atomics are
+ * in flight together, tile parity double-buffering, next tile's loads in
+ * flight); the last block publishes both counts and restores acc and the
+ * ticket to zero. One launch fewer than two selections, and a tile that
+ * straddles n is read once. 58 registers: its grid is capped at the
+ * resident blocks (ws_fit_resident). */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_compact_select_kernel(const uint32_t *tokens, ws_dyn n_, ws_dyn scan_, uint32_t *holes,
+                             uint32_t *movers_base, ws_dyn movers_off, uint32_t *acc,
+                             uint32_t *ticket, uint32_t *holes_out, uint32_t *movers_out) {
+  __shared__ uint32_t wtot[2][2][WS_NWARPS]; /* [parity][holes, movers][warp] */
+  __shared__ uint32_t tile_base[2][2];
+  const uint32_t n = ws_dyn_get(n_), scan = ws_dyn_get(scan_);
+  uint32_t *const movers = movers_base + ws_dyn_get(movers_off);
+  const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
+  const ws_gpu_lanemask below = ws_gpu_lanemask_lt();
+  const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
+  uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE;
+  uint32_t tok[WS_CUDA_ITEMS];
+  ws_load_tile(tokens, t0, scan, tok);
+  for (uint32_t par = 0; t0 < scan; t0 += stride, par ^= 1u) {
+    uint32_t nxt[WS_CUDA_ITEMS], off[WS_CUDA_ITEMS];
+    uint32_t kind = 0; /* bit j: item j is a hole (else, when selected, a mover) */
+    uint32_t sel = 0;  /* bit j: item j is selected */
+    ws_load_tile(tokens, t0 + stride, scan, nxt); /* past scan: no load */
+    uint32_t run[2] = {0, 0};
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      const uint64_t i = t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x;
+      const bool hole = i < n && tok[j] == 0u; /* callers keep n <= scan */
+      const bool mover = i >= n && i < scan && tok[j] != 0u;
+      const ws_gpu_lanemask mh = ws_gpu_ballot(hole), mm = ws_gpu_ballot(mover);
+      off[j] = hole ? run[0] + (uint32_t)ws_gpu_popc(mh & below)
+                    : run[1] + (uint32_t)ws_gpu_popc(mm & below);
+      run[0] += (uint32_t)ws_gpu_popc(mh);
+      run[1] += (uint32_t)ws_gpu_popc(mm);
+      kind |= (uint32_t)hole << j;
+      sel |= (uint32_t)(hole || mover) << j;
+    }
+    if (lane == 0) {
+      wtot[par][0][warp] = run[0];
+      wtot[par][1][warp] = run[1];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 || threadIdx.x == WS_GPU_WARP) {
+      const uint32_t l = threadIdx.x == 0 ? 0u : 1u;
+      uint32_t *const wt = wtot[par][l];
+      uint32_t s = 0;
+      for (uint32_t w = 0; w < WS_NWARPS; ++w) {
+        const uint32_t v = wt[w];
+        wt[w] = s;
+        s += v;
+      }
+      tile_base[par][l] = s ? atomicAdd(&acc[l], s) : 0u;
+    }
+    __syncthreads();
+    const uint32_t at_h = tile_base[par][0] + wtot[par][0][warp];
+    const uint32_t at_m = tile_base[par][1] + wtot[par][1][warp];
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      if ((sel >> j) & 1u) {
+        const uint32_t slot = (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
+        if ((kind >> j) & 1u)
+          holes[at_h + off[j]] = slot;
+        else
+          movers[at_m + off[j]] = slot;
+      }
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      tok[j] = nxt[j];
+  }
+  if (ws_last_block(ticket) && threadIdx.x == 0) {
+    *holes_out = atomicExch(&acc[0], 0u);
+    *movers_out = atomicExch(&acc[1], 0u);
     *ticket = 0;
   }
 }
@@ -1004,11 +1087,25 @@ ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
   /* scratch[0, n) receives the holes (at most n), scratch[n, scan) the
    * movers (at most scan - n): the two lists cannot overlap. */
-  if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES, q->capacity,
-                      "compaction: free-slot selection")) != WS_OK ||
-      (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n, c->ctl + WS_CTL_MOVERS,
-                      q->capacity, "compaction: live-frame selection")) != WS_OK)
-    return st;
+  if (c->queue_mode == WS_CUDA_QUEUES_CUB) {
+    /* every selection through CUB, as the mode promises */
+    if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES,
+                        q->capacity, "compaction: free-slot selection")) != WS_OK ||
+        (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n,
+                        c->ctl + WS_CTL_MOVERS, q->capacity, "compaction: live-frame selection")) !=
+            WS_OK)
+      return st;
+  } else {
+    const uint32_t grid =
+        ws_fit_resident(c, WS_RES_COMPACT_SELECT, (const void *)ws_compact_select_kernel, 0,
+                        ws_cuda_grid(c, q->scan, WS_CUDA_TILE));
+    ws_compact_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+        tokens, ws_dyn_value(q->n), ws_dyn_value(q->scan), scratch, scratch + q->n,
+        ws_dyn_value(0), c->ctl + WS_CTL_COMPACT_ACC, c->ctl + WS_CTL_COMPACT_TICKET,
+        c->ctl + WS_CTL_HOLES, c->ctl + WS_CTL_MOVERS);
+    if ((st = ws_cuda_check_launch(dev, "compaction: selections", __FILE__, __LINE__)) != WS_OK)
+      return st;
+  }
   return ws_compact_move(dev, q, NULL, 0);
 }
 
@@ -1026,12 +1123,16 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
     return ws_dev_fail(dev, WS_EINVAL, WS_GPU_API_NAME ": compaction: %u frame fields, at most %u",
                        q->field_count, WS_MAX_FRAME_FIELDS);
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
-  if ((st = ws_dl_select(dev, tokens, ws_dyn_value(0), ws_dyn_at(live), ws_dyn_value(0), true,
-                         scratch, ws_dyn_value(0), c->ctl + WS_CTL_HOLES, q->capacity,
-                         "compaction: free-slot selection (device loop)")) != WS_OK ||
-      (st = ws_dl_select(dev, tokens, ws_dyn_at(live), ws_dyn_at(scan), ws_dyn_value(0), false,
-                         scratch, ws_dyn_at(live), c->ctl + WS_CTL_MOVERS, q->capacity,
-                         "compaction: live-frame selection (device loop)")) != WS_OK)
+  /* holes at scratch[0, *live), movers at scratch[*live, *scan) */
+  const uint32_t grid =
+      ws_fit_resident(c, WS_RES_COMPACT_SELECT, (const void *)ws_compact_select_kernel, 0,
+                      ws_cuda_grid(c, q->capacity, WS_CUDA_TILE));
+  ws_compact_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+      tokens, ws_dyn_at(live), ws_dyn_at(scan), scratch, scratch, ws_dyn_at(live),
+      c->ctl + WS_CTL_COMPACT_ACC, c->ctl + WS_CTL_COMPACT_TICKET, c->ctl + WS_CTL_HOLES,
+      c->ctl + WS_CTL_MOVERS);
+  if ((st = ws_cuda_check_launch(dev, "compaction: selections (device loop)", __FILE__,
+                                 __LINE__)) != WS_OK)
     return st;
   /* at most R/2 pairs move, each in `units` pieces (AoS chunks or SoA fields) */
   const uint32_t units = q->layout == WS_LAYOUT_AOS ? (q->frame_size + 3u) / 4u
