@@ -18,6 +18,14 @@
  *
  * Every queue mode is exercised: WS_CUDA_QUEUES=auto, cub and portable are
  * three devices opened side by side.
+ *
+ *   ws_cuda_queue_check --backend vulkan [--quick]
+ *                                  the same checks of the Vulkan backend's
+ *                                  queue shaders (ctest vulkan_queue_ops, on
+ *                                  lavapipe in CI): one device, no fill/copy
+ *                                  case, no broken-precondition compaction
+ *                                  (Vulkan reports it differently, SPEC'd in
+ *                                  vk_queue.c); 77 without a Vulkan device
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, clock_gettime */
 #include "../../src/core/device.h"
@@ -177,8 +185,12 @@ typedef struct env {
   ws_device *cpu;
   ws_device *cuda[NDEV];
 } env;
-static const char *const mode_names[NDEV] = {"auto", "cub", "portable", "auto/3 blocks"};
+static const char *mode_names[NDEV] = {"auto", "cub", "portable", "auto/3 blocks"};
 static const char *const mode_env[NDEV] = {"auto", "cub", "portable", "auto"};
+/* The backend under test and how many of env.cuda[] are open: 4 CUDA queue
+ * modes, or 1 Vulkan device (its slot 0, named "vulkan"). */
+static ws_backend_kind gpu_kind = WS_BACKEND_CUDA;
+static int ndev = NDEV;
 
 static void case_count_gather(env *e, uint32_t scan, uint32_t K, int dist) {
   const uint32_t cap = scan + 5;
@@ -191,7 +203,7 @@ static void case_count_gather(env *e, uint32_t scan, uint32_t K, int dist) {
   side c;
   side_open(&c, e->cpu, cap, K, 4);
   put(&c, c.tokens, tok, (size_t)cap * 4);
-  for (int m = 0; m < NDEV; ++m) {
+  for (int m = 0; m < ndev; ++m) {
     side g;
     side_open(&g, e->cuda[m], cap, K, 4);
     put(&g, g.tokens, tok, (size_t)cap * 4);
@@ -308,7 +320,7 @@ static void case_publish(env *e, uint32_t cap, uint32_t n, uint32_t K, bool list
   qc.slots = list ? qc.slots : 0;
   TRY(c.dev, c.dev->ops->queue_publish(c.dev, &qc));
   get(&c, c.counts, want, ((size_t)K + 2) * 4);
-  for (int m = 0; m < NDEV; ++m) {
+  for (int m = 0; m < ndev; ++m) {
     if (m == 1)
       continue; /* publish has no CUB path */
     side g;
@@ -421,6 +433,10 @@ static void case_compact(env *e, ws_device *dev, const char *mode, const frame_c
   put(&g, g.tokens, tok, (size_t)cap * 4);
   put(&g, g.ids, ids, (size_t)cap * 4);
   put(&g, g.frames, mem, fb);
+  /* the SoA array offsets on the device too (the Vulkan shaders read them
+   * there; CUDA takes q.host_field_offsets) */
+  if (f->layout != WS_LAYOUT_AOS)
+    put(&g, g.fieldoff, off, (size_t)f->field_count * 8);
   ws_queue_args q = side_args(&g, scan, K, cap);
   uint32_t sizes[6];
   for (uint32_t i = 0; i < f->field_count; ++i)
@@ -667,10 +683,28 @@ static void bench(env *e) {
 }
 
 int main(int argc, char **argv) {
-  const bool do_bench = argc > 1 && strcmp(argv[1], "--bench") == 0;
-  /* --quick: inputs up to 100k slots (for the sanitizers, which run the
-   * kernels 10-100x slower) */
-  const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  bool do_bench = false, quick = false;
+  for (int a = 1; a < argc; ++a) {
+    if (strcmp(argv[a], "--bench") == 0)
+      do_bench = true;
+    /* --quick: inputs up to 100k slots (for the sanitizers, which run the
+     * kernels 10-100x slower, and lavapipe) */
+    else if (strcmp(argv[a], "--quick") == 0)
+      quick = true;
+    else if (strcmp(argv[a], "--backend") == 0 && a + 1 < argc &&
+             strcmp(argv[a + 1], "vulkan") == 0) {
+      gpu_kind = WS_BACKEND_VULKAN;
+      ndev = 1;
+      ++a;
+    } else {
+      fprintf(stderr, "usage: %s [--bench] [--quick] [--backend vulkan]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (gpu_kind == WS_BACKEND_VULKAN && do_bench) {
+    fprintf(stderr, "ws_cuda_queue_check: --bench times CUDA only\n");
+    return 2;
+  }
   const uint32_t limit = quick ? 100003u : UINT32_MAX;
   env e;
   memset(&e, 0, sizeof e);
@@ -679,31 +713,34 @@ int main(int argc, char **argv) {
   cfg.backend = WS_BACKEND_CPU;
   if (ws_device_create(&cfg, &e.cpu) != WS_OK)
     die("cpu device", NULL);
-  cfg.backend = WS_BACKEND_CUDA;
-  for (int m = 0; m < NDEV; ++m) {
+  cfg.backend = gpu_kind;
+  if (gpu_kind == WS_BACKEND_VULKAN)
+    mode_names[0] = "vulkan";
+  for (int m = 0; m < ndev; ++m) {
     setenv("WS_CUDA_QUEUES", mode_env[m], 1);
     if (m == 3)
       setenv("WS_CUDA_GRID_LIMIT", "3", 1);
     ws_status st = ws_device_create(&cfg, &e.cuda[m]);
     if (st == WS_ENODEV) {
-      printf("ws_cuda_queue_check: no CUDA device: skipped\n");
+      printf("ws_cuda_queue_check: no %s device: skipped\n", ws_backend_name(gpu_kind));
       return 77;
     }
     if (st != WS_OK)
-      die("cuda device", NULL);
+      die("gpu device", NULL);
   }
   unsetenv("WS_CUDA_QUEUES");
   unsetenv("WS_CUDA_GRID_LIMIT");
   printf("ws_cuda_queue_check on %s\n", ws_device_name(e.cuda[0]));
   if (do_bench) {
     bench(&e);
-    for (int m = 0; m < NDEV; ++m)
+    for (int m = 0; m < ndev; ++m)
       ws_device_destroy(e.cuda[m]);
     ws_device_destroy(e.cpu);
     return 0;
   }
 
-  case_fill_copy(e.cuda[0]);
+  if (gpu_kind == WS_BACKEND_CUDA)
+    case_fill_copy(e.cuda[0]);
 
   const uint32_t scans[] = {0, 1, 33, 2047, 2048, 2049, 100003, 1u << 20, 3000017};
   const uint32_t Ks[] = {1, 3, 7, 8, 17};
@@ -711,6 +748,13 @@ int main(int argc, char **argv) {
     for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ++ki)
       if (scans[si] <= limit)
         case_count_gather(&e, scans[si], Ks[ki], (int)((si + ki) % 4));
+  /* the benchmark's size (bench_queue: 2^24 slots, K = 4): grids far below
+   * the tile count, so every block strides over many tiles with the next
+   * tile's loads in flight and the shared words double-buffered */
+  if (!quick) {
+    case_count_gather(&e, 1u << 24, 4, 0);
+    case_count_gather(&e, (1u << 24) - 1, 7, 1);
+  }
   /* large K: the shared-memory limits (4096 bins) and the global fallbacks */
   const uint32_t bigK[] = {4095, 4096, 6000};
   for (size_t ki = 0; ki < 3; ++ki) {
@@ -726,6 +770,7 @@ int main(int argc, char **argv) {
     case_publish(&e, pubn[i] + 17, pubn[i], 3, true);
     case_publish(&e, pubn[i] + 17, pubn[i], 3, false);
     case_publish(&e, pubn[i] + 17, pubn[i], 5000, i % 2 == 0);
+    case_publish(&e, pubn[i] + 17, pubn[i], 17, i % 2 == 1); /* shared-memory histogram */
   }
 
   const frame_case frames[] = {
@@ -746,16 +791,18 @@ int main(int argc, char **argv) {
         continue;
       const uint32_t live = si % 3 == 0 ? scan / 2 : si % 3 == 1 ? scan - scan / 8 : scan / 9;
       case_compact(&e, e.cpu, "cpu", &frames[fi], scan, live, live);
-      for (int m = 0; m < NDEV; ++m)
+      for (int m = 0; m < ndev; ++m)
         case_compact(&e, e.cuda[m], mode_names[m], &frames[fi], scan, live, live);
     }
   }
   /* the precondition broken on purpose: an error, no move */
   case_compact(&e, e.cpu, "cpu", &frames[0], 1000, 400, 399);
-  case_compact(&e, e.cuda[0], "auto", &frames[0], 1000, 400, 401);
-  case_compact(&e, e.cuda[2], "portable", &frames[5], 1000, 400, 399);
+  if (gpu_kind == WS_BACKEND_CUDA) {
+    case_compact(&e, e.cuda[0], "auto", &frames[0], 1000, 400, 401);
+    case_compact(&e, e.cuda[2], "portable", &frames[5], 1000, 400, 399);
+  }
 
-  for (int m = 0; m < NDEV; ++m)
+  for (int m = 0; m < ndev; ++m)
     ws_device_destroy(e.cuda[m]);
   ws_device_destroy(e.cpu);
   printf("ws_cuda_queue_check: %lu passed, %lu failed\n", checks - failures, failures);

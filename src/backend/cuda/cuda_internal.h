@@ -56,6 +56,8 @@ enum {
   WS_CTL_DL_ACC = 9,      /* the device loop's count-less selection; zeroed by its
                              decisions before every iteration */
   WS_CTL_DL_SINK = 10,    /* ... and the word that selection zeroes for no one */
+  WS_CTL_COMPACT_ACC = 11, /* [2]: the compaction selection's holes and movers */
+  WS_CTL_COMPACT_TICKET = 13,
   WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
@@ -106,6 +108,11 @@ typedef struct ws_cuda {
   cudaEvent_t timer[2];
   unsigned timer_marks;
   uint32_t select_parity; /* which SELECT_PAIR word the next selection uses */
+  /* cuda_queue.cu, filled at first use (0 = not yet): the SM count and how
+   * many blocks of its kernels that use more than 32 registers per thread
+   * are resident at once on the whole device (ws_cuda_resident) */
+  uint32_t sm_count;
+  uint32_t resident[4];
 } ws_cuda;
 
 static inline ws_cuda *ws_cuda_of(ws_device *dev) {

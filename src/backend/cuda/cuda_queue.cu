@@ -41,16 +41,82 @@
 #define WS_KEY_NONE 0xffffffffu
 
 /* ---------------------------------------------------------------------
+ * Grids
+ * --------------------------------------------------------------------- */
+
+/* Which ws_cuda.resident entry caches which kernel. */
+enum { WS_RES_GATHER_ALL_BITS = 0, WS_RES_MOVE = 1, WS_RES_COMPACT_SELECT = 2 };
+
+/* `grid` (ws_cuda_grid's choice, sized for 8 resident blocks per SM) capped
+ * at the blocks of `kernel` the device actually holds at once. A grid-stride
+ * kernel launched with more blocks than that runs a second, partial wave:
+ * with 48 registers per thread (5 blocks of 256 per SM) 1056 blocks on 132
+ * SMs leave 60 % of the machine idle for the last blocks' tiles. Queried
+ * once per kernel (entry `which`, for launches with `smem` bytes of dynamic
+ * shared memory: the callers pass the same smem every time, or 0 to skip
+ * the cache); any failure leaves `grid` as it is. */
+static uint32_t ws_fit_resident(ws_cuda *c, int which, const void *kernel, size_t smem,
+                                uint32_t grid) {
+  uint32_t res = which >= 0 ? c->resident[which] : 0u;
+  if (!res) {
+    int sms = (int)c->sm_count, per_sm = 0;
+    if (!sms && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device) !=
+                    cudaSuccess) {
+      (void)cudaGetLastError();
+      return grid;
+    }
+    c->sm_count = (uint32_t)sms;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)WS_CUDA_BLOCK, smem) !=
+            cudaSuccess ||
+        per_sm <= 0 || sms <= 0) {
+      (void)cudaGetLastError();
+      return grid;
+    }
+    res = (uint32_t)per_sm * (uint32_t)sms;
+    if (which >= 0)
+      c->resident[which] = res;
+  }
+  return grid < res ? grid : res;
+}
+
+/* ---------------------------------------------------------------------
  * Device helpers
  * --------------------------------------------------------------------- */
+
+/* The lanes of this warp whose key agrees with this lane's in its low BITS
+ * bits, from BITS ballots (CUB's MatchAny for radix ranks): for the few
+ * queue tokens of a typical coroutine (K <= 7, 3 bits) this is cheaper than
+ * match.any, which issues as a multi-cycle instruction. BITS == 0: the full
+ * 32-bit key through ws_gpu_match_any. Every lane of the warp must call it. */
+template <int BITS>
+__device__ static inline ws_gpu_lanemask ws_match(uint32_t key) {
+  if (BITS == 0)
+    return ws_gpu_match_any(key);
+  ws_gpu_lanemask peers = (ws_gpu_lanemask)~(ws_gpu_lanemask)0;
+#pragma unroll
+  for (int b = 0; b < BITS; ++b) {
+    const bool bit = (key >> b) & 1u;
+    const ws_gpu_lanemask v = ws_gpu_ballot(bit);
+    peers &= bit ? v : (ws_gpu_lanemask)~v;
+  }
+  return peers;
+}
+
+/* Keys of at most WS_MATCH_BITS bits (K <= WS_MATCH_KEYS, the largest key
+ * value reserved for "no key") take the ballot match. */
+#define WS_MATCH_BITS 3
+#define WS_MATCH_KEYS ((1u << WS_MATCH_BITS) - 1u)
 
 /* Adds this lane's key to bins[key] with one atomic per distinct key per
  * warp, and returns this lane's position among everything added to that bin
  * so far (the bin's old value plus its rank among its warp peers). Lanes
- * with valid == false add nothing. Every lane of the warp must call it. */
+ * with valid == false add nothing. Every lane of the warp must call it.
+ * BITS > 0: every valid key is below (1 << BITS) - 1, which invalid lanes
+ * use, so that peers never mix valid and invalid lanes. */
+template <int BITS = 0>
 __device__ static inline uint32_t ws_agg_add(uint32_t *bins, uint32_t key, bool valid) {
-  const uint32_t k = valid ? key : WS_KEY_NONE;
-  const ws_gpu_lanemask peers = ws_gpu_match_any(k);
+  const uint32_t k = valid ? key : (BITS ? (1u << BITS) - 1u : WS_KEY_NONE);
+  const ws_gpu_lanemask peers = ws_match<BITS>(k);
   const int leader = ws_gpu_ffs(peers) - 1;
   uint32_t base = 0;
   if (valid && (int)ws_gpu_lane() == leader)
@@ -180,10 +246,15 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
 #pragma unroll
   for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b)
     cnt[b] = 0;
-  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < scan;
-       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
-    uint32_t tok[WS_CUDA_ITEMS];
-    ws_load_tile(tokens, t0, scan, tok);
+  /* the next tile's tokens are loaded before this tile's are counted:
+   * twice the bytes in flight per thread */
+  const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
+  uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE;
+  uint32_t tok[WS_CUDA_ITEMS];
+  ws_load_tile(tokens, t0, scan, tok);
+  for (; t0 < scan; t0 += stride) {
+    uint32_t nxt[WS_CUDA_ITEMS];
+    ws_load_tile(tokens, t0 + stride, scan, nxt); /* past scan: no load */
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
       if (MODE == WS_AGG_REGS) {
@@ -194,6 +265,9 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
         ws_agg_add(MODE == WS_AGG_SMEM ? ws_sh : counts, tok[j], tok[j] < nbins);
       }
     }
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      tok[j] = nxt[j];
   }
   if (MODE == WS_AGG_GLOBAL)
     return;
@@ -271,19 +345,28 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_select_kernel(const uint32_t *tokens, ws_dyn begin_, ws_dyn end_, ws_dyn token_,
                      bool equal, uint32_t *out_base, ws_dyn out_off, uint32_t *count_out,
                      uint32_t *acc, uint32_t *ticket) {
-  __shared__ uint32_t wtot[WS_NWARPS];
-  __shared__ uint32_t tile_base;
+  /* Double-buffered per tile parity (two barriers per tile instead of
+   * three): tile i writes wtot[i & 1] before its first barrier, and the
+   * last reads of that buffer, tile i - 2's stores, finished in every thread
+   * before tile i - 1's first barrier. The next tile's tokens are loaded
+   * before this tile's reservation atomic, so loads stay in flight across
+   * its round trip. */
+  __shared__ uint32_t wtot[2][WS_NWARPS];
+  __shared__ uint32_t tile_base[2];
   const uint32_t begin = ws_dyn_get(begin_), end = ws_dyn_get(end_), token = ws_dyn_get(token_);
   uint32_t *const out = out_base + ws_dyn_get(out_off);
   const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
   const ws_gpu_lanemask below = ws_gpu_lanemask_lt();
   if (!COUNT && blockIdx.x == 0 && threadIdx.x == 0)
     *ticket = 0u;
-  for (uint64_t t0 = (uint64_t)begin + (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < end;
-       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
-    uint32_t tok[WS_CUDA_ITEMS], off[WS_CUDA_ITEMS];
+  const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
+  uint64_t t0 = (uint64_t)begin + (uint64_t)blockIdx.x * WS_CUDA_TILE;
+  uint32_t tok[WS_CUDA_ITEMS];
+  ws_load_tile(tokens, t0, end, tok);
+  for (uint32_t par = 0; t0 < end; t0 += stride, par ^= 1u) {
+    uint32_t nxt[WS_CUDA_ITEMS], off[WS_CUDA_ITEMS];
     bool sel[WS_CUDA_ITEMS];
-    ws_load_tile(tokens, t0, end, tok);
+    ws_load_tile(tokens, t0 + stride, end, nxt); /* past end: no load */
     uint32_t run = 0;
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
@@ -293,28 +376,114 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
       off[j] = run + (uint32_t)ws_gpu_popc(m & below);
       run += (uint32_t)ws_gpu_popc(m);
     }
+    uint32_t *const wt = wtot[par];
     if (lane == 0)
-      wtot[warp] = run;
+      wt[warp] = run;
     __syncthreads();
     if (threadIdx.x == 0) {
       uint32_t s = 0;
       for (uint32_t w = 0; w < WS_NWARPS; ++w) {
-        const uint32_t v = wtot[w];
-        wtot[w] = s;
+        const uint32_t v = wt[w];
+        wt[w] = s;
         s += v;
       }
-      tile_base = s ? atomicAdd(acc, s) : 0u;
+      tile_base[par] = s ? atomicAdd(acc, s) : 0u;
     }
     __syncthreads();
+    const uint32_t at = tile_base[par] + wt[warp];
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
       if (sel[j])
-        out[tile_base + wtot[warp] + off[j]] =
-            (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
-    __syncthreads(); /* wtot and tile_base are rewritten by the next tile */
+        out[at + off[j]] = (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      tok[j] = nxt[j];
   }
   if (COUNT && ws_last_block(ticket) && threadIdx.x == 0) {
     *count_out = atomicExch(acc, 0u);
+    *ticket = 0;
+  }
+}
+
+/* Compaction's two selections in one launch, one pass over [0, scan): the
+ * free slots of [0, n) into holes[] and the live slots of [n, scan) into
+ * movers_base + *movers_off, each reserved per tile from its own
+ * accumulator (acc[0], acc[1]) exactly as ws_select_kernel does (ballot
+ * ranks, shared scans by two different threads so that the two atomics are
+ * in flight together, tile parity double-buffering, next tile's loads in
+ * flight); the last block publishes both counts and restores acc and the
+ * ticket to zero. One launch fewer than two selections, and a tile that
+ * straddles n is read once. 58 registers: its grid is capped at the
+ * resident blocks (ws_fit_resident). */
+__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+    ws_compact_select_kernel(const uint32_t *tokens, ws_dyn n_, ws_dyn scan_, uint32_t *holes,
+                             uint32_t *movers_base, ws_dyn movers_off, uint32_t *acc,
+                             uint32_t *ticket, uint32_t *holes_out, uint32_t *movers_out) {
+  __shared__ uint32_t wtot[2][2][WS_NWARPS]; /* [parity][holes, movers][warp] */
+  __shared__ uint32_t tile_base[2][2];
+  const uint32_t n = ws_dyn_get(n_), scan = ws_dyn_get(scan_);
+  uint32_t *const movers = movers_base + ws_dyn_get(movers_off);
+  const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
+  const ws_gpu_lanemask below = ws_gpu_lanemask_lt();
+  const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
+  uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE;
+  uint32_t tok[WS_CUDA_ITEMS];
+  ws_load_tile(tokens, t0, scan, tok);
+  for (uint32_t par = 0; t0 < scan; t0 += stride, par ^= 1u) {
+    uint32_t nxt[WS_CUDA_ITEMS], off[WS_CUDA_ITEMS];
+    uint32_t kind = 0; /* bit j: item j is a hole (else, when selected, a mover) */
+    uint32_t sel = 0;  /* bit j: item j is selected */
+    ws_load_tile(tokens, t0 + stride, scan, nxt); /* past scan: no load */
+    uint32_t run[2] = {0, 0};
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      const uint64_t i = t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x;
+      const bool hole = i < n && tok[j] == 0u; /* callers keep n <= scan */
+      const bool mover = i >= n && i < scan && tok[j] != 0u;
+      const ws_gpu_lanemask mh = ws_gpu_ballot(hole), mm = ws_gpu_ballot(mover);
+      off[j] = hole ? run[0] + (uint32_t)ws_gpu_popc(mh & below)
+                    : run[1] + (uint32_t)ws_gpu_popc(mm & below);
+      run[0] += (uint32_t)ws_gpu_popc(mh);
+      run[1] += (uint32_t)ws_gpu_popc(mm);
+      kind |= (uint32_t)hole << j;
+      sel |= (uint32_t)(hole || mover) << j;
+    }
+    if (lane == 0) {
+      wtot[par][0][warp] = run[0];
+      wtot[par][1][warp] = run[1];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 || threadIdx.x == WS_GPU_WARP) {
+      const uint32_t l = threadIdx.x == 0 ? 0u : 1u;
+      uint32_t *const wt = wtot[par][l];
+      uint32_t s = 0;
+      for (uint32_t w = 0; w < WS_NWARPS; ++w) {
+        const uint32_t v = wt[w];
+        wt[w] = s;
+        s += v;
+      }
+      tile_base[par][l] = s ? atomicAdd(&acc[l], s) : 0u;
+    }
+    __syncthreads();
+    const uint32_t at_h = tile_base[par][0] + wtot[par][0][warp];
+    const uint32_t at_m = tile_base[par][1] + wtot[par][1][warp];
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+      if ((sel >> j) & 1u) {
+        const uint32_t slot = (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
+        if ((kind >> j) & 1u)
+          holes[at_h + off[j]] = slot;
+        else
+          movers[at_m + off[j]] = slot;
+      }
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      tok[j] = nxt[j];
+  }
+  if (ws_last_block(ticket) && threadIdx.x == 0) {
+    *holes_out = atomicExch(&acc[0], 0u);
+    *movers_out = atomicExch(&acc[1], 0u);
     *ticket = 0;
   }
 }
@@ -476,7 +645,19 @@ ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
 /* K <= WS_CUDA_SMEM_BINS, one launch. Each block derives the queue bases
  * from counts[1..K]; per tile it ranks its slots per queue in shared memory
  * and reserves each queue's range with one atomic on that queue's cursor in
- * the control block; the last block zeroes the cursors. */
+ * the control block; the last block zeroes the cursors.
+ * Bandwidth (issue 14: 40 % of copy at 2^24 slots before): the next tile's
+ * tokens are loaded at the top of each tile, so they are in flight during
+ * this tile's ranks, its cursor atomics (a round trip to L2 that used to
+ * leave the block with no load outstanding) and its stores; the tile
+ * histogram is double-buffered, which takes the barriers per tile from four
+ * to two (tile i ranks into hist[i & 1] and zeroes hist[(i + 1) & 1], which
+ * no thread can still read: its last readers were tile i - 1's stores,
+ * which every thread finished before tile i's first barrier); K <= 7 ranks
+ * through ballots instead of match.any (BITS = 3). Larger K (BITS = 0) keeps
+ * one histogram, zeroed between two more barriers: three arrays of up to
+ * 4096 words would pass the 48 KB a block gets without an opt-in. */
+template <int BITS>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_gather_all_smem_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t K,
                               const uint32_t *counts, uint32_t *slots, uint32_t capacity,
@@ -484,28 +665,35 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   extern __shared__ uint32_t ws_sh[];
   __shared__ uint32_t wsum[WS_NWARPS + 1];
   const uint32_t scan = ws_dyn_get(scan_);
-  uint32_t *base = ws_sh;     /* [K]: start of queue b + 1 in the list */
-  uint32_t *hist = ws_sh + K; /* [K]: this tile's count, then its start */
-  ws_block_exclusive_scan(counts + 1, base, K, wsum);
-  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < scan;
-       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
-    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
-      hist[b] = 0;
-    __syncthreads();
-    uint32_t tok[WS_CUDA_ITEMS], rank[WS_CUDA_ITEMS];
-    ws_load_tile(tokens, t0, scan, tok);
+  uint32_t *base = ws_sh; /* [K]: start of queue b + 1 in the list */
+  /* [K] each: a tile's count, then its start (BITS == 0: one array) */
+  uint32_t *const hist[2] = {ws_sh + K, ws_sh + (BITS ? 2u : 1u) * K};
+  for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+    hist[0][b] = 0;
+  ws_block_exclusive_scan(counts + 1, base, K, wsum); /* ends with a barrier */
+  const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
+  uint32_t tok[WS_CUDA_ITEMS];
+  uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE;
+  ws_load_tile(tokens, t0, scan, tok);
+  for (uint32_t par = 0; t0 < scan; t0 += stride, par ^= 1u) {
+    uint32_t nxt[WS_CUDA_ITEMS], rank[WS_CUDA_ITEMS];
+    ws_load_tile(tokens, t0 + stride, scan, nxt); /* past scan: no load */
+    uint32_t *const h = hist[par], *const other = hist[par ^ 1u];
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
-      rank[j] = ws_agg_add(hist, tok[j] - 1u, tok[j] - 1u < K); /* tokens 1..K */
+      rank[j] = ws_agg_add<BITS>(h, tok[j] - 1u, tok[j] - 1u < K); /* tokens 1..K */
     __syncthreads();
-    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
-      if (hist[b])
-        hist[b] = base[b] + atomicAdd(&cursors[b], hist[b]);
+    for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK) {
+      if (h[b])
+        h[b] = base[b] + atomicAdd(&cursors[b], h[b]);
+      if (BITS)
+        other[b] = 0;
+    }
     __syncthreads();
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
       if (tok[j] - 1u < K) {
-        const uint32_t pos = hist[tok[j] - 1u] + rank[j];
+        const uint32_t pos = h[tok[j] - 1u] + rank[j];
         const uint32_t slot = (uint32_t)(t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x);
         if (pos < capacity)
           slots[pos] = slot;
@@ -513,7 +701,15 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
           ws_report(herr, WS_DEVERR_GATHER_ALL, tok[j], pos);
       }
     }
-    __syncthreads(); /* hist is zeroed by the next tile */
+    if (!BITS) {
+      __syncthreads(); /* every store has read h */
+      for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
+        h[b] = 0;
+      __syncthreads();
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      tok[j] = nxt[j];
   }
   if (ws_last_block(ticket)) {
     for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
@@ -557,7 +753,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
 }
 
 static ws_status ws_gather_all(ws_device *dev, const ws_queue_args *q, ws_dyn scan,
-                               uint32_t grid) {
+                               uint32_t grid_want) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
@@ -568,11 +764,28 @@ static ws_status ws_gather_all(ws_device *dev, const ws_queue_args *q, ws_dyn sc
    * shared-memory ranks (77.4 against 67.4 us, docs/results/cuda-first-run.txt)
    * and was removed. */
   if (K <= WS_CUDA_SMEM_BINS) {
-    ws_gather_all_smem_kernel<<<grid, WS_CUDA_BLOCK, 2u * K * sizeof(uint32_t), c->stream>>>(
-        WS_U32(q->tokens), scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
-        c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
+    /* bases and one or two tile histograms */
+    const size_t smem = (K <= WS_MATCH_KEYS ? 3u : 2u) * K * sizeof(uint32_t);
+    if (K <= WS_MATCH_KEYS) {
+      /* the smem of K <= 7 words changes no occupancy: one cache entry */
+      const uint32_t grid =
+          ws_fit_resident(c, WS_RES_GATHER_ALL_BITS,
+                          (const void *)ws_gather_all_smem_kernel<WS_MATCH_BITS>,
+                          3u * WS_MATCH_KEYS * sizeof(uint32_t), grid_want);
+      ws_gather_all_smem_kernel<WS_MATCH_BITS><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
+          WS_U32(q->tokens), scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
+          c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
+    } else {
+      /* up to 32 KB of shared memory: occupancy depends on K, no cache */
+      const uint32_t grid =
+          ws_fit_resident(c, -1, (const void *)ws_gather_all_smem_kernel<0>, smem, grid_want);
+      ws_gather_all_smem_kernel<0><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
+          WS_U32(q->tokens), scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
+          c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
+    }
     return ws_cuda_check_launch(dev, "sorted gather", __FILE__, __LINE__);
   }
+  const uint32_t grid = grid_want;
   ws_offsets_kernel<<<1, WS_CUDA_BLOCK, 0, c->stream>>>(WS_U32(q->counts), K, WS_U32(q->offsets));
   if ((st = ws_cuda_check_launch(dev, "sorted gather offsets", __FILE__, __LINE__)) != WS_OK)
     return st;
@@ -600,13 +813,16 @@ ws_status ws_cuda_dl_gather_all(ws_device *dev, const ws_queue_args *q, const ui
  * publish: counts[src] -= n (src != 0); counts[tokens[slot_i]] += 1
  * --------------------------------------------------------------------- */
 
-__device__ static inline uint32_t ws_frame_token(const uint32_t *tokens, const uint32_t *slots,
-                                                 uint32_t slot_base, uint32_t capacity, uint64_t i,
-                                                 uint64_t n) {
-  if (i >= n)
-    return WS_KEY_NONE;
-  const uint32_t slot = slots ? slots[i] : slot_base + (uint32_t)i;
-  return slot < capacity ? tokens[slot] : WS_KEY_NONE;
+/* The slots of one tile of the launch, striped like ws_load_tile: entry i
+ * of the slot list (or slot_base + i for a dense launch); WS_KEY_NONE past n,
+ * which no token read below accepts (it is never below capacity). */
+__device__ static inline void ws_load_slots(const uint32_t *slots, uint32_t slot_base, uint64_t t0,
+                                            uint64_t n, uint32_t sl[WS_CUDA_ITEMS]) {
+#pragma unroll
+  for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
+    const uint64_t i = t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x;
+    sl[j] = i >= n ? WS_KEY_NONE : slots ? slots[i] : slot_base + (uint32_t)i;
+  }
 }
 
 /* The counts are modified with atomics only, so the subtraction and the
@@ -642,14 +858,23 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
 #pragma unroll
   for (uint32_t b = 0; b < WS_CUDA_REG_BINS; ++b)
     cnt[b] = 0;
-  for (uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE; t0 < n;
-       t0 += (uint64_t)gridDim.x * WS_CUDA_TILE) {
-    uint32_t key[WS_CUDA_ITEMS];
+  /* Two dependent loads per frame (its slot, then its token): the next
+   * tile's slots are loaded while this tile's tokens are, so both levels
+   * are in flight at once. */
+  const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
+  uint64_t t0 = (uint64_t)blockIdx.x * WS_CUDA_TILE;
+  uint32_t sl[WS_CUDA_ITEMS];
+  ws_load_slots(slots, slot_base, t0, n, sl);
+  for (; t0 < n; t0 += stride) {
+    uint32_t nsl[WS_CUDA_ITEMS], key[WS_CUDA_ITEMS];
+    ws_load_slots(slots, slot_base, t0 + stride, n, nsl); /* past n: no load */
+    /* tokens 1..K -> bins 0..K-1; 0 and none fall outside */
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
-      key[j] = ws_frame_token(tokens, slots, slot_base, capacity,
-                              t0 + (uint64_t)j * WS_CUDA_BLOCK + threadIdx.x, n) -
-               1u; /* tokens 1..K -> bins 0..K-1; 0 and invalid fall outside */
+      key[j] = (sl[j] < capacity ? tokens[sl[j]] : WS_KEY_NONE) - 1u;
+#pragma unroll
+    for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
+      sl[j] = nsl[j];
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j) {
       if (MODE == WS_AGG_REGS) {
@@ -844,6 +1069,7 @@ static ws_status ws_compact_move(ws_device *dev, const ws_queue_args *q, const u
     const uint32_t max_pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
     grid = ws_cuda_grid(c, (uint64_t)max_pairs * p.units, WS_CUDA_BLOCK);
   }
+  grid = ws_fit_resident(c, WS_RES_MOVE, (const void *)ws_move_kernel, 0, grid);
   ws_move_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(p);
   return ws_cuda_check_launch(dev, "compaction move", __FILE__, __LINE__);
 }
@@ -861,11 +1087,25 @@ ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
   /* scratch[0, n) receives the holes (at most n), scratch[n, scan) the
    * movers (at most scan - n): the two lists cannot overlap. */
-  if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES, q->capacity,
-                      "compaction: free-slot selection")) != WS_OK ||
-      (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n, c->ctl + WS_CTL_MOVERS,
-                      q->capacity, "compaction: live-frame selection")) != WS_OK)
-    return st;
+  if (c->queue_mode == WS_CUDA_QUEUES_CUB) {
+    /* every selection through CUB, as the mode promises */
+    if ((st = ws_select(dev, tokens, 0, q->n, 0u, true, scratch, c->ctl + WS_CTL_HOLES,
+                        q->capacity, "compaction: free-slot selection")) != WS_OK ||
+        (st = ws_select(dev, tokens, q->n, q->scan, 0u, false, scratch + q->n,
+                        c->ctl + WS_CTL_MOVERS, q->capacity, "compaction: live-frame selection")) !=
+            WS_OK)
+      return st;
+  } else {
+    const uint32_t grid =
+        ws_fit_resident(c, WS_RES_COMPACT_SELECT, (const void *)ws_compact_select_kernel, 0,
+                        ws_cuda_grid(c, q->scan, WS_CUDA_TILE));
+    ws_compact_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+        tokens, ws_dyn_value(q->n), ws_dyn_value(q->scan), scratch, scratch + q->n,
+        ws_dyn_value(0), c->ctl + WS_CTL_COMPACT_ACC, c->ctl + WS_CTL_COMPACT_TICKET,
+        c->ctl + WS_CTL_HOLES, c->ctl + WS_CTL_MOVERS);
+    if ((st = ws_cuda_check_launch(dev, "compaction: selections", __FILE__, __LINE__)) != WS_OK)
+      return st;
+  }
   return ws_compact_move(dev, q, NULL, 0);
 }
 
@@ -883,12 +1123,16 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
     return ws_dev_fail(dev, WS_EINVAL, WS_GPU_API_NAME ": compaction: %u frame fields, at most %u",
                        q->field_count, WS_MAX_FRAME_FIELDS);
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
-  if ((st = ws_dl_select(dev, tokens, ws_dyn_value(0), ws_dyn_at(live), ws_dyn_value(0), true,
-                         scratch, ws_dyn_value(0), c->ctl + WS_CTL_HOLES, q->capacity,
-                         "compaction: free-slot selection (device loop)")) != WS_OK ||
-      (st = ws_dl_select(dev, tokens, ws_dyn_at(live), ws_dyn_at(scan), ws_dyn_value(0), false,
-                         scratch, ws_dyn_at(live), c->ctl + WS_CTL_MOVERS, q->capacity,
-                         "compaction: live-frame selection (device loop)")) != WS_OK)
+  /* holes at scratch[0, *live), movers at scratch[*live, *scan) */
+  const uint32_t grid =
+      ws_fit_resident(c, WS_RES_COMPACT_SELECT, (const void *)ws_compact_select_kernel, 0,
+                      ws_cuda_grid(c, q->capacity, WS_CUDA_TILE));
+  ws_compact_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
+      tokens, ws_dyn_at(live), ws_dyn_at(scan), scratch, scratch, ws_dyn_at(live),
+      c->ctl + WS_CTL_COMPACT_ACC, c->ctl + WS_CTL_COMPACT_TICKET, c->ctl + WS_CTL_HOLES,
+      c->ctl + WS_CTL_MOVERS);
+  if ((st = ws_cuda_check_launch(dev, "compaction: selections (device loop)", __FILE__,
+                                 __LINE__)) != WS_OK)
     return st;
   /* at most R/2 pairs move, each in `units` pieces (AoS chunks or SoA fields) */
   const uint32_t units = q->layout == WS_LAYOUT_AOS ? (q->frame_size + 3u) / 4u

@@ -16,10 +16,21 @@
 /* The push-constant structs are in vk_internal.h (the device loop records
  * the same shaders). */
 
+/* Slots per invocation of the slot-parallel queue shaders: queue.glsl's
+ * WS_QUEUE_ITEMS, which must be the same number (a shader given fewer
+ * invocations than ceil(n / WS_QUEUE_ITEMS) would skip slots). */
+#define WS_VK_QUEUE_ITEMS 8u
+
 static ws_status dispatch(ws_device *dev, ws_vk_queue_shader s, const void *push, uint32_t size,
                           uint32_t n, const char *what) {
   ws_vk_impl *vk = ws_vk_of(dev);
   return ws_vk_record_dispatch(dev, vk->queue_pipelines[s], push, size, n, vk->queue_block, what);
+}
+
+/* A slot-parallel shader over n slots (or launch indices). */
+static ws_status dispatch_items(ws_device *dev, ws_vk_queue_shader s, const void *push,
+                                uint32_t size, uint32_t n, const char *what) {
+  return dispatch(dev, s, push, size, n / WS_VK_QUEUE_ITEMS + (n % WS_VK_QUEUE_ITEMS != 0u), what);
 }
 
 /* counts[0..K] = 0, then one histogram pass over [0, scan). */
@@ -28,7 +39,7 @@ ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q) {
   if (st != WS_OK)
     return st;
   const count_push p = {q->tokens, q->counts, q->scan, q->queue_count, 0};
-  return dispatch(dev, WS_VK_QS_COUNT, &p, sizeof p, q->scan, "queue count");
+  return dispatch_items(dev, WS_VK_QS_COUNT, &p, sizeof p, q->scan, "queue count");
 }
 
 /* counter = 0, then every slot with the token appends itself. */
@@ -37,7 +48,7 @@ ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q) {
   if (st != WS_OK)
     return st;
   const gather_push p = {q->tokens, q->slots, q->counter, q->scan, q->token, 0};
-  return dispatch(dev, WS_VK_QS_GATHER, &p, sizeof p, q->scan, "queue gather");
+  return dispatch_items(dev, WS_VK_QS_GATHER, &p, sizeof p, q->scan, "queue gather");
 }
 
 /* offsets[t] = counts[1] + ... + counts[t-1] (one workgroup), then every
@@ -49,14 +60,14 @@ ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
   if (st != WS_OK)
     return st;
   const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count, 0};
-  return dispatch(dev, WS_VK_QS_GATHER_ALL, &p, sizeof p, q->scan, "queue gather_all");
+  return dispatch_items(dev, WS_VK_QS_GATHER_ALL, &p, sizeof p, q->scan, "queue gather_all");
 }
 
 /* counts[src] -= n and counts[tokens[slot]] += 1 over the launch's frames. */
 ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q) {
   const publish_push p = {q->tokens, q->slots,     q->counts,     q->n,
                           q->src,    q->slot_base, q->queue_count, 0};
-  return dispatch(dev, WS_VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
+  return dispatch_items(dev, WS_VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
 }
 
 /* Two passes: the free slots of [0, n) list themselves in scratch, then the
@@ -85,9 +96,10 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   const compact_push p = {q->tokens,  q->ids,          q->frames,      q->field_offsets,
                           q->scratch, vk->state->addr, q->n,           q->scan,
                           q->layout,  q->frame_size,   q->field_count, 0, 0};
-  if ((st = dispatch(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n, "compaction holes")) != WS_OK ||
-      (st = dispatch(dev, WS_VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n, "compaction move")) !=
-          WS_OK)
+  if ((st = dispatch_items(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n, "compaction holes")) !=
+          WS_OK ||
+      (st = dispatch_items(dev, WS_VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n,
+                           "compaction move")) != WS_OK)
     return st;
   vk->check_state = true;
   return WS_OK;

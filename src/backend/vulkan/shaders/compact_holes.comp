@@ -2,15 +2,19 @@
 #version 460
 /* Compaction, pass 1: every free slot (token 0) of [0, n) appends itself to
  * scratch; state[HOLES] ends as their number (zeroed by the host).
- * Launch: n invocations. */
+ * Launch: ceil(n / WS_QUEUE_ITEMS) invocations (queue.glsl), or more. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
 #include "compact.glsl"
 
 void main() {
-  uint s;
-  const bool hole = ws_invocation_index(s) && s < ws_compact_n() && WS_PTR(uint32_t, P.tokens)[s] == 0u;
-  const uint pos = ws_queue_append(hole, WS_ADDR(uint32_t, P.state, STATE_HOLES));
-  if (hole)
-    WS_PTR(uint32_t, P.scratch)[pos] = s;
+  const uint n = ws_compact_n();
+  uint s[WS_QUEUE_ITEMS], pos[WS_QUEUE_ITEMS];
+  bool hole[WS_QUEUE_ITEMS];
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    hole[j] = ws_queue_item(0u, n, j, s[j]) && WS_PTR(uint32_t, P.tokens)[s[j]] == 0u;
+  ws_queue_append_items(hole, WS_ADDR(uint32_t, P.state, STATE_HOLES), pos);
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    if (hole[j])
+      WS_PTR(uint32_t, P.scratch)[pos[j]] = s[j];
 }

@@ -3,21 +3,13 @@
 /* Compaction, pass 2: the k-th live frame found in [n, scan) moves into
  * hole scratch[k]: its frame storage, id and token; its old token becomes 0.
  * A k beyond the holes (the live count was wrong) leaves the frame where it
- * is and sets STATE_ERR_COMPACT. Launch: scan - n invocations, slot n + i. */
+ * is and sets STATE_ERR_COMPACT. Launch: ceil((scan - n) / WS_QUEUE_ITEMS)
+ * invocations (queue.glsl), or more; item i is slot n + i. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
 #include "compact.glsl"
 
-void main() {
-  uint i;
-  const uint n = ws_compact_n();
-  const bool valid = ws_invocation_index(i) && i < ws_compact_scan() - n;
-  const uint s = n + i;
-  const uint token = valid ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
-  const bool live = token != 0u;
-  const uint k = ws_queue_append(live, WS_ADDR(uint32_t, P.state, STATE_MOVERS));
-  if (!live)
-    return;
+void ws_move(uint s, uint token, uint k) {
   if (k >= WS_PTR(uint32_t, P.state)[STATE_HOLES]) {
     atomicOr(WS_PTR(uint32_t, P.state)[STATE_ERROR], STATE_ERR_COMPACT);
     return;
@@ -36,4 +28,18 @@ void main() {
   WS_PTR(uint32_t, P.ids)[hole] = WS_PTR(uint32_t, P.ids)[s];
   WS_PTR(uint32_t, P.tokens)[hole] = token;
   WS_PTR(uint32_t, P.tokens)[s] = 0u;
+}
+
+void main() {
+  const uint n = ws_compact_n(), scan = ws_compact_scan();
+  uint s[WS_QUEUE_ITEMS], token[WS_QUEUE_ITEMS], k[WS_QUEUE_ITEMS];
+  bool live[WS_QUEUE_ITEMS];
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    token[j] = ws_queue_item(n, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
+    live[j] = token[j] != 0u;
+  }
+  ws_queue_append_items(live, WS_ADDR(uint32_t, P.state, STATE_MOVERS), k);
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    if (live[j])
+      ws_move(s[j], token[j], k[j]);
 }

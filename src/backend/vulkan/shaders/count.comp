@@ -3,7 +3,7 @@
 /* counts[t] += |{s < scan : tokens[s] == t}| for t in 0..K (the host zeroed
  * counts[0..K] first; counts[K+1] is not touched). Tokens above K cannot be
  * written by the wrappers and are not counted, as on the CPU.
- * Launch: n = scan. */
+ * Launch: n = ceil(scan / WS_QUEUE_ITEMS) (queue.glsl), or more. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
 #include "loop.glsl"
@@ -17,20 +17,31 @@ layout(push_constant, scalar) uniform count_pc {
 } P;
 
 void main() {
-  uint s;
   const uint scan = P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_OBS_SCAN) : P.scan;
-  const bool valid = ws_invocation_index(s) && s < scan;
-  const uint t = valid ? WS_PTR(uint32_t, P.tokens)[s] : ~0u;
-  const bool counted = valid && t <= P.queue_count;
+  uint t[WS_QUEUE_ITEMS];
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    uint s;
+    t[j] = ws_queue_item(0u, scan, j, s) ? WS_PTR(uint32_t, P.tokens)[s] : ~0u;
+  }
   /* uniform branch: every invocation of the workgroup takes the same side,
    * so the barriers inside are reached by all of them */
-  if (P.queue_count < WS_QUEUE_SHARED_TOKENS) {
+  if (P.queue_count < WS_QUEUE_REG_TOKENS) {
     ws_queue_hist_clear(P.queue_count);
-    if (counted)
-      atomicAdd(ws_queue_hist[t], 1u);
+    uint cnt[WS_QUEUE_REG_TOKENS];
+    for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
+      cnt[k] = 0u;
+    ws_queue_count_items(t, cnt);
+    ws_queue_hist_add_counts(cnt, P.queue_count);
     barrier();
     ws_queue_hist_flush(P.queue_count, P.counts);
-  } else if (counted) {
-    atomicAdd(WS_PTR(uint32_t, P.counts)[t], 1u);
+  } else if (P.queue_count < WS_QUEUE_SHARED_TOKENS) {
+    ws_queue_hist_clear(P.queue_count);
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      ws_queue_hist_add(t[j], t[j] <= P.queue_count);
+    barrier();
+    ws_queue_hist_flush(P.queue_count, P.counts);
+  } else {
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      ws_queue_global_add(P.counts, t[j], t[j] <= P.queue_count);
   }
 }

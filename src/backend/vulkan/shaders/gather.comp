@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #version 460
 /* slots[0..m) = the slots s < scan with tokens[s] == token, in any order;
- * counter[0] = m (the host zeroed it first). Launch: n = scan. */
+ * counter[0] = m (the host zeroed it first).
+ * Launch: n = ceil(scan / WS_QUEUE_ITEMS) (queue.glsl), or more. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
 #include "loop.glsl"
@@ -16,13 +17,15 @@ layout(push_constant, scalar) uniform gather_pc {
 } P;
 
 void main() {
-  uint s;
   const bool d = P.dyn != 0ul;
   const uint scan = d ? ws_dl_word(P.dyn, WS_DL_GATHER_SCAN) : P.scan;
   const uint token = d ? ws_dl_word(P.dyn, WS_DL_GATHER_TOKEN) : P.token;
-  const bool valid = ws_invocation_index(s) && s < scan;
-  const bool hit = valid && WS_PTR(uint32_t, P.tokens)[s] == token;
-  const uint pos = ws_queue_append(hit, P.counter);
-  if (hit)
-    WS_PTR(uint32_t, P.slots)[pos] = s;
+  uint s[WS_QUEUE_ITEMS], pos[WS_QUEUE_ITEMS];
+  bool hit[WS_QUEUE_ITEMS];
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    hit[j] = ws_queue_item(0u, scan, j, s[j]) && WS_PTR(uint32_t, P.tokens)[s[j]] == token;
+  ws_queue_append_items(hit, P.counter, pos);
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    if (hit[j])
+      WS_PTR(uint32_t, P.slots)[pos[j]] = s[j];
 }

@@ -3,7 +3,8 @@
 /* Counting-sort scatter: every slot s < scan with token t in 1..K takes the
  * next position of queue t, starting at offsets[t] (gather_all_prefix), so
  * slots holds queue 1's slots, then queue 2's, ... (order inside a queue
- * unspecified). offsets[t] ends as the end of queue t. Launch: n = scan. */
+ * unspecified). offsets[t] ends as the end of queue t.
+ * Launch: n = ceil(scan / WS_QUEUE_ITEMS) (queue.glsl), or more. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
 #include "loop.glsl"
@@ -18,16 +19,22 @@ layout(push_constant, scalar) uniform gather_all_pc {
 } P;
 
 void main() {
-  uint s;
   const uint scan = P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_OBS_SCAN) : P.scan;
-  const bool valid = ws_invocation_index(s) && s < scan;
-  const uint t = valid ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
-  const bool live = t != 0u && t <= P.queue_count;
+  uint s[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    t[j] = ws_queue_item(0u, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
+    if (t[j] > P.queue_count)
+      t[j] = 0u; /* not in any queue */
+  }
   if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
     ws_queue_hist_clear(P.queue_count);
-    uint local = 0u;
-    if (live)
-      local = atomicAdd(ws_queue_hist[t], 1u);
+    uint local[WS_QUEUE_ITEMS];
+    if (P.queue_count < WS_QUEUE_REG_TOKENS) {
+      ws_queue_hist_rank_items(t, P.queue_count, local);
+    } else {
+      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+        local[j] = ws_queue_hist_add(t[j], t[j] != 0u);
+    }
     barrier();
     /* reserve each token's run once per workgroup; the entry becomes the
      * run's base */
@@ -37,9 +44,14 @@ void main() {
         ws_queue_hist[k] = atomicAdd(WS_PTR(uint32_t, P.offsets)[k], c);
     }
     barrier();
-    if (live)
-      WS_PTR(uint32_t, P.slots)[ws_queue_hist[t] + local] = s;
-  } else if (live) {
-    WS_PTR(uint32_t, P.slots)[atomicAdd(WS_PTR(uint32_t, P.offsets)[t], 1u)] = s;
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      if (t[j] != 0u)
+        WS_PTR(uint32_t, P.slots)[ws_queue_hist[t[j]] + local[j]] = s[j];
+  } else {
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+      const uint pos = ws_queue_global_add(P.offsets, t[j], t[j] != 0u);
+      if (t[j] != 0u)
+        WS_PTR(uint32_t, P.slots)[pos] = s[j];
+    }
   }
 }

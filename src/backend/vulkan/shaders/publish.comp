@@ -4,7 +4,7 @@
  * counts[src] -= n (src != 0) and counts[tokens[slot]] += 1 for each frame
  * (slot = slots[i], or slot_base + i when slots == 0). Counts are unsigned
  * and only the total of all updates matters, so the order of the atomics
- * is free. Launch: n. */
+ * is free. Launch: ceil(n / WS_QUEUE_ITEMS) (queue.glsl), or more. */
 #include "wavesched/kernel.glsl"
 #include "queue.glsl"
 #include "loop.glsl"
@@ -21,28 +21,47 @@ layout(push_constant, scalar) uniform publish_pc {
 } P;
 
 void main() {
-  uint i;
   const bool d = P.dyn != 0ul;
   const uint n = d ? ws_dl_word(P.dyn, WS_DL_PUB_N) : P.n;
   const uint src = d ? ws_dl_word(P.dyn, WS_DL_PUB_SRC) : P.src;
   const uint slot_base = d ? ws_dl_word(P.dyn, WS_DL_PUB_SLOT_BASE) : P.slot_base;
   const uint64_t slots = d ? WS_PTR(uint64_t, P.dyn)[WS_DL_PUB_SLOTS / 2u] : P.slots;
-  const bool valid = ws_invocation_index(i) && i < n;
-  uint t = 0u;
-  if (valid) {
-    const uint slot = slots != 0ul ? WS_PTR(uint32_t, slots)[i] : slot_base + i;
-    t = WS_PTR(uint32_t, P.tokens)[slot];
-    if (i == 0u && src != 0u)
-      atomicAdd(WS_PTR(uint32_t, P.counts)[src], 0u - n);
+  /* all slot indices first, then all tokens: two rounds of loads in flight */
+  uint slot[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
+  bool have[WS_QUEUE_ITEMS];
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    uint i;
+    have[j] = ws_queue_item(0u, n, j, i);
+    slot[j] = 0u;
+    if (have[j]) {
+      slot[j] = slots != 0ul ? WS_PTR(uint32_t, slots)[i] : slot_base + i;
+      if (i == 0u && src != 0u)
+        atomicAdd(WS_PTR(uint32_t, P.counts)[src], 0u - n);
+    }
   }
-  const bool live = t != 0u && t <= P.queue_count;
-  if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    t[j] = have[j] ? WS_PTR(uint32_t, P.tokens)[slot[j]] : 0u;
+    if (t[j] > P.queue_count)
+      t[j] = 0u; /* not in any queue */
+  }
+  if (P.queue_count < WS_QUEUE_REG_TOKENS) { /* uniform */
     ws_queue_hist_clear(P.queue_count);
-    if (live)
-      atomicAdd(ws_queue_hist[t], 1u);
+    uint cnt[WS_QUEUE_REG_TOKENS];
+    for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
+      cnt[k] = 0u;
+    ws_queue_count_items(t, cnt);
+    cnt[0] = 0u; /* token 0 (terminated, or not in a queue) is not counted */
+    ws_queue_hist_add_counts(cnt, P.queue_count);
     barrier();
     ws_queue_hist_flush(P.queue_count, P.counts);
-  } else if (live) {
-    atomicAdd(WS_PTR(uint32_t, P.counts)[t], 1u);
+  } else if (P.queue_count < WS_QUEUE_SHARED_TOKENS) {
+    ws_queue_hist_clear(P.queue_count);
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      ws_queue_hist_add(t[j], t[j] != 0u);
+    barrier();
+    ws_queue_hist_flush(P.queue_count, P.counts);
+  } else {
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      ws_queue_global_add(P.counts, t[j], t[j] != 0u);
   }
 }

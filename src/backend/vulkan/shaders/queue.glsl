@@ -3,11 +3,46 @@
  * workgroup issues one global atomic per token it saw instead of one per
  * slot (DEVICE.md: naive global atomics are 5-100x slower). Used when the
  * tokens 0..K fit in WS_QUEUE_SHARED_TOKENS entries; beyond that the shaders
- * fall back to one global atomic per slot. */
+ * fall back to subgroup-aggregated global atomics (one per distinct token per
+ * subgroup).
+ *
+ * Shared-memory atomics are aggregated per subgroup as well: 256
+ * invocations adding 1 to the same few shared words serialize on them (a
+ * queue of 35 % of the slots puts ~90 invocations of a workgroup on one
+ * word), so each subgroup adds its peers' total once per distinct token. */
 #ifndef WAVESCHED_VK_QUEUE_GLSL
 #define WAVESCHED_VK_QUEUE_GLSL
 
 const uint WS_QUEUE_SHARED_TOKENS = 256u;
+
+/* Slots per invocation (vk_queue.c WS_VK_QUEUE_ITEMS must agree): workgroup
+ * g covers the B * WS_QUEUE_ITEMS slots from g * B * WS_QUEUE_ITEMS, item j
+ * of invocation l being slot base + j * B + l (striped: every subgroup load
+ * is contiguous). Eight per invocation make a workgroup's barriers and its
+ * global atomics (one per token it saw) serve 2048 slots instead of 256 —
+ * at 2^24 slots one workgroup per 256 put 65,536 atomics on each of a few
+ * count words. The host dispatches ceil(n / WS_QUEUE_ITEMS) invocations; a
+ * dispatch of more (the device loop sizes its queue dispatches for one
+ * invocation per slot) leaves the surplus workgroups without slots, which
+ * then do nothing but their barriers. */
+const uint WS_QUEUE_ITEMS = 8u;
+
+/* The first slot (or launch index) of this workgroup's items, in 64 bits:
+ * the device loop's oversized dispatches reach past 2^32 / WS_QUEUE_ITEMS
+ * workgroups' worth of slots. */
+uint64_t ws_queue_group_base() {
+  const uint g = gl_WorkGroupID.z * WS_CHUNK_GROUPS + gl_WorkGroupID.x;
+  return uint64_t(g) * uint64_t(gl_WorkGroupSize.x * WS_QUEUE_ITEMS);
+}
+
+/* Item j's index from `first` (first + the group's base + j * B + l), and
+ * whether it is below `end`. */
+bool ws_queue_item(uint first, uint end, uint j, out uint index) {
+  const uint64_t i = uint64_t(first) + ws_queue_group_base() +
+                     uint64_t(j * gl_WorkGroupSize.x + gl_LocalInvocationID.x);
+  index = uint(i);
+  return i < uint64_t(end);
+}
 shared uint ws_queue_hist[WS_QUEUE_SHARED_TOKENS];
 
 /* Zeroes entries 0..K (K < WS_QUEUE_SHARED_TOKENS); ends with a barrier. */
@@ -15,6 +50,106 @@ void ws_queue_hist_clear(uint K) {
   for (uint k = gl_LocalInvocationID.x; k <= K; k += gl_WorkGroupSize.x)
     ws_queue_hist[k] = 0u;
   barrier();
+}
+
+/* Adds 1 to ws_queue_hist[key] for every invocation with `valid`, with one
+ * shared atomic per distinct key per subgroup, and returns this
+ * invocation's rank in that entry: the entry's old value plus the number of
+ * lower invocations of its subgroup with the same key. Ranks within one
+ * entry are therefore distinct and dense from the entry's start. No barrier
+ * inside: any control flow may call it. The loop is the one of kernel.glsl's
+ * ws_atomic_add_u32_agg: each pass, the invocations that share the first
+ * active invocation's key combine and leave. */
+uint ws_queue_hist_add(uint key, bool valid) {
+  uint result = 0u;
+  if (valid) {
+    for (;;) {
+      if (key == subgroupBroadcastFirst(key)) {
+        const uvec4 peers = subgroupBallot(true);
+        uint base = 0u;
+        if (subgroupElect())
+          base = atomicAdd(ws_queue_hist[key], subgroupBallotBitCount(peers));
+        result = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(peers);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+/* The same for more tokens than shared memory holds: adds 1 to the
+ * uint32_t at words + 4 * key with one global atomic per distinct key per
+ * subgroup, and returns this invocation's rank (old value + lower peers). */
+uint ws_queue_global_add(uint64_t words, uint key, bool valid) {
+  uint result = 0u;
+  if (valid) {
+    for (;;) {
+      if (key == subgroupBroadcastFirst(key)) {
+        const uvec4 peers = subgroupBallot(true);
+        uint base = 0u;
+        if (subgroupElect())
+          base = atomicAdd(WS_PTR(uint32_t, words)[key], subgroupBallotBitCount(peers));
+        result = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(peers);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+/* Tokens 0..K with K < WS_QUEUE_REG_TOKENS are counted in registers: each
+ * invocation compares its items with every token (pure ALU work, a few
+ * instructions per item, where the subgroup-aggregated adds above cost a
+ * loop pass per distinct token per item), and each subgroup adds its totals
+ * to the shared histogram once per workgroup. */
+const uint WS_QUEUE_REG_TOKENS = 8u;
+
+/* cnt[k] += the items equal to k (k < WS_QUEUE_REG_TOKENS). */
+void ws_queue_count_items(uint t[WS_QUEUE_ITEMS], inout uint cnt[WS_QUEUE_REG_TOKENS]) {
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
+      cnt[k] += t[j] == k ? 1u : 0u;
+}
+
+/* Adds every invocation's cnt[0..K] to ws_queue_hist: one subgroup sum and
+ * one shared atomic per token per subgroup. Uniform control flow. */
+void ws_queue_hist_add_counts(uint cnt[WS_QUEUE_REG_TOKENS], uint K) {
+  for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k) {
+    const uint total = subgroupAdd(cnt[k]);
+    if (k <= K && total != 0u && subgroupElect())
+      atomicAdd(ws_queue_hist[k], total);
+  }
+}
+
+/* Ranks for tokens 1..K, K < WS_QUEUE_REG_TOKENS, without a loop per
+ * distinct token: one ballot per token per item gives each item its place
+ * among its subgroup's items of that token, the subgroup reserves each
+ * token's run in ws_queue_hist with one shared atomic, and rank[j] is the
+ * run's start plus that place (t[j] == 0: no rank). Uniform control flow. */
+void ws_queue_hist_rank_items(uint t[WS_QUEUE_ITEMS], uint K, out uint rank[WS_QUEUE_ITEMS]) {
+  uint run[WS_QUEUE_REG_TOKENS];
+  for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
+    run[k] = 0u;
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    rank[j] = 0u;
+    for (uint k = 1u; k < WS_QUEUE_REG_TOKENS; ++k) {
+      if (k <= K) { /* uniform */
+        const uvec4 b = subgroupBallot(t[j] == k);
+        if (t[j] == k)
+          rank[j] = run[k] + subgroupBallotExclusiveBitCount(b);
+        run[k] += subgroupBallotBitCount(b);
+      }
+    }
+  }
+  for (uint k = 1u; k < WS_QUEUE_REG_TOKENS; ++k) {
+    uint base = 0u;
+    if (run[k] != 0u && subgroupElect()) /* run[k] is the same in the whole subgroup */
+      base = atomicAdd(ws_queue_hist[k], run[k]);
+    base = subgroupBroadcastFirst(base);
+    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      if (t[j] == k)
+        rank[j] += base;
+  }
 }
 
 /* Adds entries 0..K to the uint32_t array at `counts`; call after a barrier
@@ -29,22 +164,54 @@ void ws_queue_hist_flush(uint K, uint64_t counts) {
 
 /* Workgroup-aggregated append: every invocation with `take` gets a distinct
  * position in the uint32_t list whose length is the word at `counter`; one
- * global atomic per workgroup. All invocations of the workgroup must call
- * it (it contains barriers). */
+ * shared atomic per subgroup (ballot ranks inside it) and one global atomic
+ * per workgroup. All invocations of the workgroup must call it, in uniform
+ * control flow (it contains barriers). */
 shared uint ws_queue_wg_count;
 shared uint ws_queue_wg_base;
 uint ws_queue_append(bool take, uint64_t counter) {
   if (gl_LocalInvocationID.x == 0u)
     ws_queue_wg_count = 0u;
   barrier();
-  uint local = 0u;
-  if (take)
-    local = atomicAdd(ws_queue_wg_count, 1u);
+  const uvec4 ballot = subgroupBallot(take);
+  const uint taken = subgroupBallotBitCount(ballot);
+  uint sub = 0u;
+  if (subgroupElect() && taken != 0u)
+    sub = atomicAdd(ws_queue_wg_count, taken);
+  const uint local = subgroupBroadcastFirst(sub) + subgroupBallotExclusiveBitCount(ballot);
   barrier();
   if (gl_LocalInvocationID.x == 0u && ws_queue_wg_count != 0u)
     ws_queue_wg_base = atomicAdd(WS_REF(uint32_t)(counter).v, ws_queue_wg_count);
   barrier();
   return ws_queue_wg_base + local;
+}
+
+/* ws_queue_append for WS_QUEUE_ITEMS items per invocation: every item with
+ * take[j] gets a distinct position pos[j] in the list whose length is the
+ * word at `counter`. Per item a ballot ranks it in its subgroup; one shared
+ * atomic per subgroup and one global atomic per workgroup. Same calling
+ * rules as ws_queue_append. */
+void ws_queue_append_items(bool take[WS_QUEUE_ITEMS], uint64_t counter,
+                           out uint pos[WS_QUEUE_ITEMS]) {
+  if (gl_LocalInvocationID.x == 0u)
+    ws_queue_wg_count = 0u;
+  barrier();
+  uint run = 0u;
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    const uvec4 ballot = subgroupBallot(take[j]);
+    pos[j] = run + subgroupBallotExclusiveBitCount(ballot);
+    run += subgroupBallotBitCount(ballot);
+  }
+  uint sub = 0u;
+  if (subgroupElect() && run != 0u)
+    sub = atomicAdd(ws_queue_wg_count, run);
+  sub = subgroupBroadcastFirst(sub);
+  barrier();
+  if (gl_LocalInvocationID.x == 0u && ws_queue_wg_count != 0u)
+    ws_queue_wg_base = atomicAdd(WS_REF(uint32_t)(counter).v, ws_queue_wg_count);
+  barrier();
+  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    pos[j] += ws_queue_wg_base + sub;
 }
 
 #endif
