@@ -19,7 +19,12 @@
  *                     correct registration of a pool of the same name works
  *                     after them;
  *   errors_on_device  a dispatch's error message is on the device as well
- *                     as on the scheduler.
+ *                     as on the scheduler;
+ *   pool_records      WS_POOL_PUBLISH gives each of C publications its own
+ *                     slot's record, and the ones past a full pool the spare
+ *                     record past the C slots (never memory the pool does
+ *                     not own), counting an error each; WS_POOL_RECORD reads
+ *                     back what was written (tests/kernels/t_pool.kern.h).
  */
 #include "collatz.h"
 #include "ws_test.h"
@@ -28,6 +33,14 @@
 #include <string.h>
 
 extern const ws_module_set collatz_modules;
+extern const ws_module_set t_pool_modules;
+
+/* tests/kernels/t_pool.kern.h */
+typedef struct t_pool_args {
+  ws_pool_view pool;
+  uint64_t where;
+  uint64_t out;
+} t_pool_args;
 
 static const ws_coroutine_desc collatz_co = {.name = "collatz", .modules = &collatz_modules};
 static const ws_aux_producer even = {"even", 1};
@@ -259,12 +272,63 @@ static void test_errors_on_device(void **state) {
            ws_scheduler_last_error(s));
 }
 
+static void test_pool_records(void **state) {
+  (void)state;
+  enum { CAP = 64, EXTRA = 5, N = CAP + EXTRA };
+  const ws_pool_config pc = pool_config(store_stage);
+  ws_pool_config small = pc;
+  small.capacity = CAP;
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &small, &pool) == WS_OK, "ws_pool_create: %s",
+           ws_device_last_error(wt_dev));
+  /* what a dispatch does first: the free stack and the counts */
+  const ws_aux_work *w = ws_pool_work(pool);
+  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
+  ws_buffer *where = wt_buffer(N * 4u), *out = wt_buffer(CAP * 8u);
+  const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
+                            ws_buffer_address(out)};
+  ws_kernel publish, read;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_read", &read) == WS_OK,
+           "t_pool kernels: %s", ws_device_last_error(wt_dev));
+  WT_CHECK(ws_kernel_launch(&publish, N, &args, sizeof args) == WS_OK &&
+               ws_kernel_launch(&read, CAP, &args, sizeof args) == WS_OK,
+           "launch: %s", ws_device_last_error(wt_dev));
+  uint32_t slot[N];
+  uint64_t rec[CAP];
+  wt_read(where, slot, sizeof slot);
+  wt_read(out, rec, sizeof rec);
+  uint32_t seen[CAP + 1] = {0};
+  for (uint32_t i = 0; i < N; ++i) {
+    WT_CHECK(slot[i] <= CAP, "publication %u got record %u, outside the %u slots and the spare", i,
+             slot[i], CAP);
+    seen[slot[i]] += 1;
+    WT_CHECK(slot[i] == CAP || rec[slot[i]] == i + 1u,
+             "slot %u holds %llu, publication %u wrote %u", slot[i],
+             (unsigned long long)rec[slot[i]], i, i + 1u);
+  }
+  for (uint32_t s = 0; s < CAP; ++s)
+    WT_CHECK(seen[s] == 1, "slot %u got %u publications, expected 1", s, seen[s]);
+  WT_CHECK(seen[CAP] == EXTRA, "%u publications went to the spare record, expected %u", seen[CAP],
+           EXTRA);
+  /* the errors the kernels counted, as a dispatch's boundary observes them */
+  uint32_t live = 0;
+  WT_CHECK(w->enqueue_count_readback(w->user) == WS_OK && ws_device_synchronize(wt_dev) == WS_OK,
+           "count readback: %s", ws_device_last_error(wt_dev));
+  WT_CHECK(w->host_count(w->user, &live) == WS_EPROTO_CLIENT && ws_pool_errors(pool) == EXTRA,
+           "the pool observed %u errors, expected %u", ws_pool_errors(pool), EXTRA);
+  ws_pool_destroy(pool);
+}
+
 int main(int argc, char **argv) {
-  const wt_need needs[] = {{&collatz_modules, "collatz"}, {&collatz_modules, "collatz_store"}};
-  wt_init(argc, argv, needs, 2);
+  const wt_need needs[] = {{&collatz_modules, "collatz"},
+                           {&collatz_modules, "collatz_store"},
+                           {&t_pool_modules, "t_publish"}};
+  wt_init(argc, argv, needs, 3);
   wt_add("device_owns", test_device_owns, NULL);
   wt_add("add_pool", test_add_pool, NULL);
   wt_add("add_pool_errors", test_add_pool_errors, NULL);
   wt_add("errors_on_device", test_errors_on_device, NULL);
+  wt_add("pool_records", test_pool_records, NULL);
   return wt_run("core_owned");
 }
