@@ -46,7 +46,8 @@ typedef struct ws_pool_config {
   const char *name;                 /**< the work's name */
   uint32_t capacity;                /**< C */
   uint32_t stage_count;             /**< S >= 1 */
-  const char *const *stage_names;   /**< [S]; registration order = drain priority */
+  const char *const *stage_names;   /**< [S]; registration order = drain priority; with
+                                       ws_scheduler_add_pool, the kernels that run them */
   uint32_t payload_stride;          /**< bytes per item record (multiple of 8 advised) */
   const ws_aux_producer *producers; /**< the continuations that publish, with their bounds */
   uint32_t producer_count;          /**< number of producers */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #version 460
-/* The coroutine of collatz.c for the Vulkan backend: the file name gives the entry
+/* The coroutine of collatz.kern.h for the Vulkan backend: the file name gives the entry
  * name ("collatz"), the continuations are the same functions with GLSL's syntax. */
 #include "collatz.glsl"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* collatz.c's types in GLSL: the same argument struct (same fields, order and types, hence the
- * same bytes) and continuation indices, shared by collatz.coro.comp and collatz_store.comp. */
+/* collatz.h in GLSL (the same struct: same fields, order and types, hence the same bytes)
+ * and collatz.kern.h's continuation indices, shared by collatz.coro.comp and collatz_store.comp. */
 #include "wavesched/pool.glsl"
 
 struct collatz_args {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #version 460
 // ws:args_size 56
-/* The store stage of collatz.c for the Vulkan backend (entry "collatz_store"; 56 =
+/* The store stage of collatz.kern.h for the Vulkan backend (entry "collatz_store"; 56 =
  * sizeof(collatz_args) in C, checked at the first launch). */
 #include "collatz.glsl"
 
