@@ -8,7 +8,11 @@
 /* What ws_device_destroy destroys first: schedulers (they drive the pools
  * registered with them), then pools (their buffers are theirs), then the
  * buffers and readbacks left. */
-typedef enum ws_owned_kind { WS_OWNED_SCHEDULER = 0, WS_OWNED_POOL = 1, WS_OWNED_MEMORY = 2 } ws_owned_kind;
+typedef enum ws_owned_kind {
+  WS_OWNED_SCHEDULER = 0,
+  WS_OWNED_POOL = 1,
+  WS_OWNED_MEMORY = 2
+} ws_owned_kind;
 
 /* A live object of a device, linked into the device's list from its
  * creation to its destruction (ws_device_destroy destroys what is left).
