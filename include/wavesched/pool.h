@@ -5,9 +5,12 @@
  *
  * The pool owns the storage (tokens, free stack, per-stage counts, payload
  * records of a fixed stride) and implements every call of ws_aux_work.
- * Kernels publish, move and release items with pool_kernel.h; the user
- * supplies one callback that launches the kernel of a stage (typically a
- * kernel over all C slots that keeps ws_pool_in_stage(view, i, stage)).
+ * Kernels publish, move and release items with pool_kernel.h. A stage is a
+ * kernel over all C slots that keeps the slots ws_pool_in_stage(view, i,
+ * stage) says are its: the WS_KERNEL named like the stage, which
+ * ws_scheduler_add_pool finds, or one set with ws_pool_set_stage_kernels;
+ * or the user supplies a callback that launches the stage's work
+ * (run_stage).
  *
  * Host counts: host_count() is C minus the free count the allocator reports,
  * stage_host_count(s) the stage counts the kernels maintain; the scheduler
@@ -43,13 +46,14 @@ typedef struct ws_pool_config {
   const char *name;                 /**< the work's name */
   uint32_t capacity;                /**< C */
   uint32_t stage_count;             /**< S >= 1 */
-  const char *const *stage_names;   /**< [S]; registration order = drain priority */
+  const char *const *stage_names;   /**< [S]; registration order = drain priority; with
+                                       ws_scheduler_add_pool, the kernels that run them */
   uint32_t payload_stride;          /**< bytes per item record (multiple of 8 advised) */
   const ws_aux_producer *producers; /**< the continuations that publish, with their bounds */
   uint32_t producer_count;          /**< number of producers */
   /** Launches the kernel(s) of `stage` in stream order. Must consume exactly
-   * the items of that stage: move each to a stage or release it. May be
-   * NULL when the stage kernels are set (ws_pool_set_stage_kernels). */
+   * the items of that stage: move each to a stage or release it. NULL: the
+   * stages are kernels (ws_scheduler_add_pool, ws_pool_set_stage_kernels). */
   ws_status (*run_stage)(void *user, ws_pool *pool, uint32_t stage);
   void *user; /**< passed to run_stage */
 } ws_pool_config;
@@ -73,10 +77,25 @@ typedef struct ws_pool_storage {
 /** Creates a pool on `dev` (device memory for C slots) into *out, NULL on
  * failure: WS_EINVAL (a NULL argument, name or stage_names),
  * WS_EAUX_CAPACITY (C = 0), WS_EAUX_STAGES (S = 0), WS_ENOMEM, WS_EDEVMEM.
- * Producers and stage names are checked when the work is registered. */
+ * Producers and stage names are checked when the work is registered. The
+ * device owns the pool: ws_device_destroy destroys it if it is still alive. */
 ws_status ws_pool_create(ws_device *dev, const ws_pool_config *config, ws_pool **out);
 /** Frees the pool; destroy the scheduler it is registered with first. NULL is ignored. */
 void ws_pool_destroy(ws_pool *pool);
+/** Registers the pool with `s` (ws_scheduler_add_aux of ws_pool_work). A
+ * pool without run_stage, whose stage kernels were not set with
+ * ws_pool_set_stage_kernels, runs stage s as the WS_KERNEL named like the
+ * stage (stage_names[s]), found in the module set of the scheduler's
+ * coroutine on the device, over the C slots, with the argument block `args`
+ * (args_size bytes, the kernel's argument struct; copied). It usually is
+ * the dispatch's block, which holds the pool's view. Errors, with the
+ * message on the scheduler and on the device: WS_EINVAL (NULL s or pool,
+ * the pool on another device, a stage named like a coroutine, an argument
+ * block that is not the kernel's, or one for a pool whose stages are not
+ * found here), WS_ENOKERNEL (no kernel of a stage's name), and those of
+ * ws_scheduler_add_aux. Nothing is registered on error. */
+ws_status ws_scheduler_add_pool(ws_scheduler *s, ws_pool *pool, const void *args,
+                                size_t args_size);
 /** Chooses the pool's allocation: WS_POOL_STACK (what ws_pool_create
  * makes) or WS_POOL_APPEND (issue 18: publish at an extent, holes left by
  * releases, Cycles' reclaim and compaction before admission). The view

@@ -12,7 +12,8 @@
  *                  [2 + s] live count of stage s, [2 + S] the append extent
  *                  (append mode; 0 in free-stack mode)
  *   payload        C records of `stride` bytes, stable per slot between
- *                  admission boundaries
+ *                  admission boundaries, and a spare record C that a
+ *                  publication into a full pool writes (ws_pool_publish_record)
  *
  * Invariant at every launch boundary: free + Σ state[2+s] = C and each stage
  * count equals the number of tokens s + 1. Within one launch a pool may be
@@ -87,6 +88,10 @@ WS_DEVICE static inline void *ws_pool_payload(const ws_pool_view *v, uint32_t sl
   return WS_PTR(unsigned char, v->payload) + (uint64_t)slot * v->stride;
 }
 
+/** The payload record of `slot` as a `type *` (`type` may be const-qualified:
+ * `WS_POOL_RECORD(&a->pool, slot, const my_record)`). */
+#define WS_POOL_RECORD(view, slot, type) ((type *)ws_pool_payload((view), (slot)))
+
 /** Whether `slot` currently waits in `stage` (stage kernels launch over all C
  * slots and keep the ones that answer true). */
 WS_DEVICE static inline int ws_pool_in_stage(const ws_pool_view *v, uint32_t slot,
@@ -127,6 +132,18 @@ WS_DEVICE static inline uint32_t ws_pool_publish(const ws_pool_view *v, uint32_t
   ws_atomic_add_u32_agg(&state[2 + stage], 1u);
   return slot;
 }
+
+/** Publishes a new item into `stage` (ws_pool_publish) and returns its
+ * payload record to write. On a full pool (an error counted, which ends the
+ * dispatch) it returns the pool's spare record past the C slots, so a
+ * producer that exceeded its bound writes nowhere else. */
+WS_DEVICE static inline void *ws_pool_publish_record(const ws_pool_view *v, uint32_t stage) {
+  const uint32_t slot = ws_pool_publish(v, stage);
+  return ws_pool_payload(v, slot == WS_POOL_NONE ? v->capacity : slot);
+}
+/** ws_pool_publish_record as a `type *`:
+ * `*WS_POOL_PUBLISH(&a->pool, 0, my_record) = (my_record){...};`. */
+#define WS_POOL_PUBLISH(view, stage, type) ((type *)ws_pool_publish_record((view), (stage)))
 
 /** Moves the item in `slot` from stage `from` to stage `to` (to == from is a
  * self-loop and changes no count). It keeps its slot: no admission needed. */

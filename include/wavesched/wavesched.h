@@ -10,6 +10,16 @@
  * Conventions: opaque handles, create/destroy pairs (destroy accepts NULL),
  * every fallible call returns a ws_status (status.h) and leaves a message on
  * the object: ws_device_last_error(), ws_scheduler_last_error().
+ *
+ * Ownership: a device owns what is created on it. Schedulers, pools,
+ * buffers and readbacks may be destroyed one by one, in any order that
+ * destroys a scheduler before the pools registered with it, and
+ * ws_device_destroy destroys those still alive (schedulers first, then
+ * pools, then buffers and readbacks); every handle of the device is invalid
+ * afterwards. A program that keeps its objects as long as the device may
+ * destroy the device only. The device's list of live objects is not
+ * locked: create and destroy the objects of one device from one thread at
+ * a time.
  */
 #ifndef WAVESCHED_WAVESCHED_H
 #define WAVESCHED_WAVESCHED_H
@@ -108,14 +118,17 @@ bool ws_backend_compiled(ws_backend_kind backend);
  * WS_ECONFIG_ENUM for an unknown backend, WS_EINVAL for a malformed
  * embedding, WS_ENOMEM, WS_EBACKEND. */
 ws_status ws_device_create(const ws_device_config *config, ws_device **out);
-/** Waits for the device's work and closes it; destroy its schedulers,
- * pools, buffers and readbacks first. NULL is ignored. */
+/** Waits for the device's work, destroys the schedulers, pools, buffers and
+ * readbacks still alive on it (explicit destroys before stay valid), and
+ * closes it. NULL is ignored. */
 void ws_device_destroy(ws_device *dev);
 /** The device's backend (WS_BACKEND_COUNT for NULL). */
 ws_backend_kind ws_device_backend(const ws_device *dev);
 /** Human-readable device name ("NVIDIA H200", "llvmpipe", "cpu (16 threads)"). */
 const char *ws_device_name(const ws_device *dev);
-/** Last error message on this device or on any buffer of it ("" if none). */
+/** Last error message on this device or on anything created on it ("" if
+ * none): buffers, pools, and schedulers, whose own message
+ * (ws_scheduler_last_error) the device keeps a copy of. A dispatch clears it. */
 const char *ws_device_last_error(const ws_device *dev);
 /** Waits until every operation enqueued on the device's stream completed. */
 ws_status ws_device_synchronize(ws_device *dev);
@@ -134,7 +147,8 @@ ws_status ws_device_memory_available(ws_device *dev, uint64_t *available, uint64
 /** Device memory of one device, addressed by a 64-bit device address. */
 typedef struct ws_buffer ws_buffer;
 
-/** Allocates `size` bytes of device memory (contents undefined). */
+/** Allocates `size` bytes of device memory (contents undefined), owned by
+ * the device until ws_buffer_destroy. */
 ws_status ws_buffer_create(ws_device *dev, size_t size, ws_buffer **out);
 /** Frees the buffer after the work enqueued before; NULL is ignored. */
 void ws_buffer_destroy(ws_buffer *buf);
@@ -155,7 +169,8 @@ ws_status ws_buffer_fill_u32(ws_buffer *buf, size_t offset, uint32_t value, size
  * host-visible on Vulkan). Its contents are valid once the stream was
  * synchronized after ws_readback_enqueue. */
 typedef struct ws_readback ws_readback;
-/** Allocates `size` bytes of readback memory on the device. */
+/** Allocates `size` bytes of readback memory on the device (owned by the
+ * device until ws_readback_destroy). */
 ws_status ws_readback_create(ws_device *dev, size_t size, ws_readback **out);
 /** Frees the readback memory after the work enqueued before; NULL is ignored. */
 void ws_readback_destroy(ws_readback *rb);
@@ -407,9 +422,9 @@ typedef struct ws_scheduler_config {
 ws_scheduler_config ws_scheduler_config_default(void);
 
 /** Creates a scheduler for `coroutine` on `dev` (config NULL: the defaults)
- * into *out; the configuration is checked here (WS_ECONFIG_*), and a failure
- * leaves *out NULL and its message on the device (ws_device_last_error) and
- * its log. */
+ * into *out, owned by the device until ws_scheduler_destroy; the
+ * configuration is checked here (WS_ECONFIG_*), and a failure leaves *out
+ * NULL and its message on the device (ws_device_last_error) and its log. */
 ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *coroutine,
                               const ws_scheduler_config *config, ws_scheduler **out);
 /** Frees the scheduler and its device memory; NULL is ignored. */

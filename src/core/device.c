@@ -34,6 +34,30 @@ ws_status ws_dev_fail(ws_device *dev, ws_status status, const char *fmt, ...) {
   return status;
 }
 
+void ws_dev_own(ws_device *dev, ws_owned *node, ws_owned_kind kind, void (*destroy)(void *),
+                void *object) {
+  node->kind = kind;
+  node->destroy = destroy;
+  node->object = object;
+  node->prev = NULL;
+  node->next = dev->owned;
+  if (dev->owned)
+    dev->owned->prev = node;
+  dev->owned = node;
+}
+
+void ws_dev_disown(ws_device *dev, ws_owned *node) {
+  if (!node->object)
+    return;
+  if (node->prev)
+    node->prev->next = node->next;
+  else if (dev->owned == node)
+    dev->owned = node->next;
+  if (node->next)
+    node->next->prev = node->prev;
+  memset(node, 0, sizeof *node);
+}
+
 ws_status ws_device_create(const ws_device_config *config, ws_device **out) {
   if (!out)
     return WS_EINVAL;
@@ -69,9 +93,26 @@ ws_status ws_device_create(const ws_device_config *config, ws_device **out) {
   return WS_OK;
 }
 
+static void destroy_buffer(void *b) { ws_buffer_destroy(b); }
+static void destroy_readback(void *rb) { ws_readback_destroy(rb); }
+
 void ws_device_destroy(ws_device *dev) {
   if (!dev)
     return;
+  /* What the caller left alive, newest first within each kind: a
+   * scheduler's or a pool's destroy also takes its own buffers off the list,
+   * so a buffer still listed after them is the caller's. */
+  for (int kind = WS_OWNED_SCHEDULER; kind <= WS_OWNED_MEMORY; ++kind) {
+    ws_owned *n = dev->owned;
+    while (n) {
+      if ((int)n->kind != kind) {
+        n = n->next;
+        continue;
+      }
+      n->destroy(n->object);
+      n = dev->owned; /* the destroy may have unlinked more than n */
+    }
+  }
   if (dev->ops && dev->ops->destroy)
     dev->ops->destroy(dev);
   ws_free(dev);
@@ -155,6 +196,7 @@ ws_status ws_buffer_create(ws_device *dev, size_t size, ws_buffer **out) {
   }
   b->dev = dev;
   b->size = size;
+  ws_dev_own(dev, &b->node, WS_OWNED_MEMORY, destroy_buffer, b);
   *out = b;
   return WS_OK;
 }
@@ -162,6 +204,7 @@ ws_status ws_buffer_create(ws_device *dev, size_t size, ws_buffer **out) {
 void ws_buffer_destroy(ws_buffer *buf) {
   if (!buf)
     return;
+  ws_dev_disown(buf->dev, &buf->node);
   buf->dev->ops->buffer_free(buf->dev, buf->handle);
   ws_free(buf);
 }
@@ -239,6 +282,7 @@ ws_status ws_readback_create(ws_device *dev, size_t size, ws_readback **out) {
   }
   rb->dev = dev;
   rb->size = size;
+  ws_dev_own(dev, &rb->node, WS_OWNED_MEMORY, destroy_readback, rb);
   *out = rb;
   return WS_OK;
 }
@@ -246,6 +290,7 @@ ws_status ws_readback_create(ws_device *dev, size_t size, ws_readback **out) {
 void ws_readback_destroy(ws_readback *rb) {
   if (!rb)
     return;
+  ws_dev_disown(rb->dev, &rb->node);
   rb->dev->ops->host_free(rb->dev, rb->handle);
   ws_free(rb);
 }

@@ -17,6 +17,7 @@
 #include "alloc.h"
 #include "device.h"
 #include "memory.h"
+#include "sched.h"
 
 /* Words of the host chunk the free stack is written from: the full stack
  * is C words, and C is the user's (up to 2^32 - 1), so it is never imaged
@@ -30,6 +31,7 @@
 
 struct ws_pool {
   ws_device *dev;
+  ws_owned node;
   ws_pool_config cfg;
   ws_aux_work work;
   ws_aux_device device;             /* with stage kernels: the device loop's view */
@@ -49,6 +51,7 @@ struct ws_pool {
    * both carry it (a view by value, a work copied at registration) */
   bool handed_out;
   bool was_reset; /* a dispatch reset the device words: they mean something */
+  bool found_kernels; /* ws_scheduler_add_pool set the stage kernels, not the caller */
   uint32_t *chunk; /* [min(C, WS_POOL_CHUNK_WORDS)]: staging for the free stack */
   ws_pool_counters *counters;
   char error[512];
@@ -244,7 +247,10 @@ static ws_status pool_dispatch_stage(void *user, uint32_t stage) {
   if (p->cfg.run_stage)
     return p->cfg.run_stage(p->cfg.user, p, stage);
   if (!p->stage_kernels)
-    return pool_fail(p, WS_EINVAL, "no run_stage and no stage kernels");
+    return pool_fail(p, WS_EINVAL,
+                     "no run_stage and no stage kernels (register it with "
+                     "ws_scheduler_add_pool, which finds the kernels named like its stages, "
+                     "or set them: ws_pool_set_stage_kernels)");
   const ws_aux_stage_kernel *k = &p->stage_kernels[stage];
   return ws_kernel_launch(&k->kernel, k->count, k->args, k->args_size);
 }
@@ -252,6 +258,7 @@ static ws_status pool_dispatch_stage(void *user, uint32_t stage) {
 void ws_pool_destroy(ws_pool *p) {
   if (!p)
     return;
+  ws_dev_disown(p->dev, &p->node);
   ws_buffer_destroy(p->tokens);
   ws_buffer_destroy(p->stack);
   ws_buffer_destroy(p->state);
@@ -272,6 +279,7 @@ void ws_pool_destroy(ws_pool *p) {
 ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kernels) {
   if (!p || !kernels)
     return WS_EINVAL;
+  p->found_kernels = false;
   const uint32_t S = p->cfg.stage_count;
   for (uint32_t i = 0; i < S; ++i) {
     const ws_aux_stage_kernel *k = &kernels[i];
@@ -312,6 +320,8 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
   return WS_OK;
 }
 
+static void destroy_pool(void *p) { ws_pool_destroy(p); }
+
 /* Every error of ws_pool_create leaves its message on the device (the
  * pool, if any, is gone). */
 static ws_status create_fail(ws_device *dev, ws_status st, const ws_pool_config *c,
@@ -348,11 +358,14 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   const uint32_t C = c->capacity, S = c->stage_count;
   const uint32_t stride = c->payload_stride ? c->payload_stride : 4u;
   /* Sizes in 64 bits, checked before anything is allocated or written:
-   * C x stride reaches 2^64 - 2^33 + 1 for legal values. */
-  const uint64_t payload = (uint64_t)C * stride, words = 4u * (uint64_t)C;
+   * (C + 1) x stride reaches 2^64 - 2^32 for legal values. C records and a
+   * spare one past them for a publication into a full pool
+   * (ws_pool_publish_record), which then corrupts nothing else. */
+  const uint64_t payload = ((uint64_t)C + 1u) * stride, words = 4u * (uint64_t)C;
   const uint64_t device = ws_mem_add(payload, 2u * words + (3u + (uint64_t)S) * 4u);
   char what[160];
-  snprintf(what, sizeof what, "capacity %u x payload_stride %u = %" PRIu64 " payload bytes", C,
+  snprintf(what, sizeof what,
+           "capacity %u x payload_stride %u + 1 spare record = %" PRIu64 " payload bytes", C,
            stride, payload);
   ws_status st = ws_dev_check_fit(dev, device, payload > words ? payload : words, what);
   if (st != WS_OK) {
@@ -404,8 +417,77 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   /* admission_stage and prepare_for_producer keep their defaults: the first
    * non-empty stage drains, and a producer's storage is ready once admission
    * admitted it (an append pool compacts before admission, never after). */
+  ws_dev_own(dev, &p->node, WS_OWNED_POOL, destroy_pool, p);
   *out = p;
   return WS_OK;
+}
+
+/* Stage s is the kernel named like it, in the module set of the scheduler's
+ * coroutine, over the C slots with the argument block given. Checked here
+ * so that the message names the stage, the kernel and both sizes. */
+static ws_status find_stage_kernels(ws_scheduler *s, ws_pool *p, const void *args,
+                                    size_t args_size, ws_aux_stage_kernel *kernels) {
+  for (uint32_t i = 0; i < p->cfg.stage_count; ++i) {
+    const char *name = p->cfg.stage_names[i];
+    ws_aux_stage_kernel *k = &kernels[i];
+    ws_status st = name ? ws_kernel_find(s->dev, s->coro.modules, name, &k->kernel) : WS_EINVAL;
+    if (st != WS_OK)
+      return ws_sched_fail(s, st, "ws_scheduler_add_pool: pool '%s', stage %u: %s", p->cfg.name,
+                           i, name ? ws_device_last_error(s->dev) : "its name is NULL");
+    if (k->kernel.entry->kind != WS_ENTRY_KERNEL)
+      return ws_sched_fail(s, WS_EINVAL,
+                           "ws_scheduler_add_pool: pool '%s', stage %u: '%s' is a coroutine, not "
+                           "a kernel (WS_KERNEL)",
+                           p->cfg.name, i, name);
+    if (args_size != k->kernel.entry->args_size || (args_size && !args))
+      return ws_sched_fail(s, WS_EINVAL,
+                           "ws_scheduler_add_pool: pool '%s', stage %u: kernel '%s' takes %u "
+                           "argument bytes, the block given has %zu%s",
+                           p->cfg.name, i, name, k->kernel.entry->args_size, args_size,
+                           args_size && !args ? " at NULL" : "");
+    k->args = args;
+    k->args_size = (uint32_t)args_size;
+    k->count = p->cfg.capacity;
+  }
+  return WS_OK;
+}
+
+ws_status ws_scheduler_add_pool(ws_scheduler *s, ws_pool *p, const void *args, size_t args_size) {
+  if (!s)
+    return WS_EINVAL;
+  if (!p)
+    return ws_sched_fail(s, WS_EINVAL, "ws_scheduler_add_pool: pool is NULL");
+  if (p->dev != s->dev)
+    return ws_sched_fail(s, WS_EINVAL,
+                         "ws_scheduler_add_pool: pool '%s' is on another device than the "
+                         "scheduler ('%s', '%s')",
+                         p->cfg.name, ws_device_name(p->dev), ws_device_name(s->dev));
+  /* stages the caller runs (run_stage) or described (ws_pool_set_stage_kernels) */
+  if (p->cfg.run_stage || (p->stage_kernels && !p->found_kernels)) {
+    if (args || args_size)
+      return ws_sched_fail(s, WS_EINVAL,
+                           "ws_scheduler_add_pool: pool '%s' runs its stages %s, so the argument "
+                           "block of %zu bytes has no kernel to go to",
+                           p->cfg.name,
+                           p->cfg.run_stage ? "through run_stage"
+                                            : "with the kernels ws_pool_set_stage_kernels set",
+                           args_size);
+    return ws_scheduler_add_aux(s, ws_pool_work(p));
+  }
+  ws_aux_stage_kernel *kernels = ws_calloc(p->cfg.stage_count, sizeof *kernels);
+  if (!kernels)
+    return ws_sched_fail(s, WS_ENOMEM, "ws_scheduler_add_pool: out of host memory");
+  ws_status st = find_stage_kernels(s, p, args, args_size, kernels);
+  if (st == WS_OK && (st = ws_pool_set_stage_kernels(p, kernels)) != WS_OK)
+    ws_sched_fail(s, st, "ws_scheduler_add_pool: %s", ws_device_last_error(s->dev));
+  /* kernels found here are found again by the next ws_scheduler_add_pool
+   * (a retry after an error, another scheduler) */
+  if (st == WS_OK)
+    p->found_kernels = true;
+  if (st == WS_OK)
+    st = ws_scheduler_add_aux(s, ws_pool_work(p));
+  ws_free(kernels);
+  return st;
 }
 
 ws_pool_view ws_pool_get_view(const ws_pool *p) {

@@ -36,6 +36,7 @@ typedef struct ws_dloop ws_dloop; /* loop_device.c */
 
 struct ws_scheduler {
   ws_device *dev;
+  ws_owned node; /* in the device's live objects (ws_device_destroy) */
   ws_coroutine_desc coro;
   ws_scheduler_config cfg;
   const ws_module_entry *entry; /* coroutine kernels for this backend */

@@ -21,6 +21,9 @@ ws_status ws_sched_fail(ws_scheduler *s, ws_status status, const char *fmt, ...)
       n = 0;
     vsnprintf(s->error + n, sizeof s->error - (size_t)n, fmt, ap);
     va_end(ap);
+    /* the device keeps the last message of anything on it, so that one
+     * ws_device_last_error reports every call (docs/errors.md) */
+    ws_dev_fail(s->dev, status, "%s", s->error);
   }
   return status;
 }
@@ -289,6 +292,8 @@ static ws_status reserve(ws_scheduler *s) {
   return WS_OK;
 }
 
+static void destroy_scheduler(void *s) { ws_scheduler_destroy(s); }
+
 ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
                               const ws_scheduler_config *config, ws_scheduler **out) {
   if (!out)
@@ -369,6 +374,7 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   st = reserve(s);
   if (st != WS_OK)
     goto fail;
+  ws_dev_own(dev, &s->node, WS_OWNED_SCHEDULER, destroy_scheduler, s);
   *out = s;
   return WS_OK;
 fail:
@@ -384,6 +390,7 @@ fail:
 void ws_scheduler_destroy(ws_scheduler *s) {
   if (!s)
     return;
+  ws_dev_disown(s->dev, &s->node);
   ws_buffer *bufs[] = {s->frames,  s->ids,     s->tokens, s->counts,        s->slots,
                        s->offsets, s->scratch, s->counter, s->args,         s->field_offsets,
                        s->verify_counts};

@@ -54,7 +54,7 @@ int embed_run_collatz(ws_device *dev, uint32_t n, const char *what) {
                              .capacity = run.capacity,
                              .stage_count = 1,
                              .stage_names = stages,
-                             .payload_stride = sizeof(collatz_record),
+                             .payload_stride = sizeof(uint64_t), /* id << 32 | steps */
                              .producers = &even,
                              .producer_count = 1,
                              .run_stage = run_store,

@@ -26,7 +26,7 @@ uint collatz_even(ws_item it, inout collatz_frame f, collatz_args_ref r) {
     return f.value % 2u != 0u ? ODD : EVEN;
   const ws_pool_view pool = r.a.pool;
   const uint64_t rec = ws_pool_payload(pool, ws_pool_publish(pool, 0u));
-  WS_REF(collatz_record)(rec).v = collatz_record(it.id, f.steps);
+  WS_REF(uint64_t)(rec).v = uint64_t(it.id) << 32 | uint64_t(f.steps); /* the record */
   return WS_TERMINATE;
 }
 

@@ -8,7 +8,7 @@
 WS_KERNEL(collatz_store, collatz_args, slot, a) {
   if (!ws_pool_in_stage(a.pool, slot, 0u))
     return;
-  const collatz_record r = WS_REF(collatz_record)(ws_pool_payload(a.pool, slot)).v;
-  WS_PTR(uint32_t, a.result)[r.id] = r.steps;
+  const uint64_t r = WS_REF(uint64_t)(ws_pool_payload(a.pool, slot)).v; /* id << 32 | steps */
+  WS_PTR(uint32_t, a.result)[uint(r >> 32)] = uint(r);
   ws_pool_release(a.pool, slot, 0u);
 }

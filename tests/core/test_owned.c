@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* What a device owns, and pools whose stages are the kernels named like
+ * them: the API the tutorial is written in, on the tutorial's own kernels
+ * (examples/tutorial/collatz.kern.h).
+ *   device_owns       ws_device_destroy frees every scheduler, pool, buffer
+ *                     and readback still alive on it, after a dispatch too
+ *                     (the library's live host allocations return to their
+ *                     count before the device); explicit destroys before it,
+ *                     in any order that destroys a scheduler before its
+ *                     pool, stay valid (a double free would show under ASan,
+ *                     a leak in the count);
+ *   add_pool          ws_scheduler_add_pool finds the kernel named like the
+ *                     stage and runs it over the C slots with the argument
+ *                     block given: every result right, in the host and the
+ *                     device loop, and the stage's statistics name it;
+ *   add_pool_errors   each refusal has its code and a message naming the
+ *                     pool, the stage and the numbers that disagree, on the
+ *                     scheduler and on the device, and registers nothing: a
+ *                     correct registration of a pool of the same name works
+ *                     after them;
+ *   errors_on_device  a dispatch's error message is on the device as well
+ *                     as on the scheduler;
+ *   pool_records      WS_POOL_PUBLISH gives each of C publications its own
+ *                     slot's record, and the ones past a full pool the spare
+ *                     record past the C slots (never memory the pool does
+ *                     not own), counting an error each; WS_POOL_RECORD reads
+ *                     back what was written (tests/kernels/t_pool.kern.h).
+ */
+#include "collatz.h"
+#include "ws_test.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const ws_module_set collatz_modules;
+extern const ws_module_set t_pool_modules;
+
+/* tests/kernels/t_pool.kern.h */
+typedef struct t_pool_args {
+  ws_pool_view pool;
+  uint64_t where;
+  uint64_t out;
+} t_pool_args;
+
+static const ws_coroutine_desc collatz_co = {.name = "collatz", .modules = &collatz_modules};
+static const ws_aux_producer even = {"even", 1};
+static const char *const store_stage[] = {"collatz_store"};
+
+enum { C = 256 }; /* pool capacity = resident frames (bound 1) */
+
+static ws_pool_config pool_config(const char *const *stages) {
+  const ws_pool_config pc = {.name = "results",
+                             .capacity = C,
+                             .stage_count = 1,
+                             .stage_names = stages,
+                             .payload_stride = sizeof(uint64_t),
+                             .producers = &even,
+                             .producer_count = 1};
+  return pc;
+}
+
+static ws_scheduler_config small_config(ws_loop_kind loop) {
+  ws_scheduler_config cfg = ws_scheduler_config_default();
+  cfg.resident_frames = C;
+  cfg.loop = loop;
+  cfg.statistics = true;
+  return cfg;
+}
+
+static uint32_t collatz_steps(uint64_t v) {
+  uint32_t n = 0;
+  for (; v != 1u; ++n)
+    v = v % 2u ? 3u * v + 1u : v / 2u;
+  return n;
+}
+
+/* Dispatches n items (the pool registered), reads and checks every result. */
+static void dispatch_and_check(ws_device *dev, ws_scheduler *s, ws_buffer *out,
+                               const collatz_args *args, uint32_t n, const char *what) {
+  WT_OK(ws_scheduler_dispatch(s, n, args, sizeof *args), s, what);
+  uint32_t *steps = wt_calloc(n, sizeof *steps);
+  WT_CHECK(ws_buffer_read(out, 0, steps, (size_t)n * 4u) == WS_OK, "%s: read: %s", what,
+           ws_device_last_error(dev));
+  for (uint32_t i = 0; i < n; ++i)
+    WT_CHECK(steps[i] == collatz_steps(i + 2u), "%s: item %u took %u steps, expected %u", what, i,
+             steps[i], collatz_steps(i + 2u));
+}
+
+/* A scheduler the test destroys itself (before its pools: not the harness's). */
+static ws_scheduler *own_scheduler(const ws_scheduler_config *cfg) {
+  ws_scheduler *s = NULL;
+  WT_OK(ws_scheduler_create(wt_dev, &collatz_co, cfg, &s), NULL, ws_device_last_error(wt_dev));
+  return s;
+}
+
+/* A device of the test's backend of its own, which the test destroys. */
+static ws_device *own_device(void) {
+  ws_device_config dc = {0};
+  dc.backend = wt_backend;
+  ws_device *dev = NULL;
+  ws_status st = ws_device_create(&dc, &dev);
+  WT_CHECK(st == WS_OK, "a second %s device: %s", ws_backend_name(wt_backend), ws_status_name(st));
+  return dev;
+}
+
+/* How many of a device's objects the caller destroys before the device. */
+typedef enum leave { LEAVE_ALL, LEAVE_POOL_AND_BUFFERS, LEAVE_BUFFERS, LEAVE_NOTHING } leave;
+
+static void device_owns_case(leave what, bool dispatch, const char *name) {
+  const unsigned long before = ws_testing_live_allocations();
+  ws_device *dev = own_device();
+  ws_buffer *out = NULL, *extra[8] = {0};
+  ws_readback *rb = NULL;
+  ws_pool *pool = NULL;
+  ws_scheduler *s = NULL;
+  const ws_pool_config pc = pool_config(store_stage);
+  const ws_scheduler_config cfg = small_config(WS_LOOP_AUTO);
+  WT_CHECK(ws_buffer_create(dev, C * 4u, &out) == WS_OK &&
+               ws_readback_create(dev, 64, &rb) == WS_OK &&
+               ws_pool_create(dev, &pc, &pool) == WS_OK &&
+               ws_scheduler_create(dev, &collatz_co, &cfg, &s) == WS_OK,
+           "%s: creation failed: %s", name, ws_device_last_error(dev));
+  for (int i = 0; i < 8; ++i)
+    WT_CHECK(ws_buffer_create(dev, 16u << i, &extra[i]) == WS_OK, "%s: buffer %d: %s", name, i,
+             ws_device_last_error(dev));
+  const collatz_args args = {ws_pool_get_view(pool), ws_buffer_address(out)};
+  WT_OK(ws_scheduler_add_pool(s, pool, &args, sizeof args), s, name);
+  if (dispatch)
+    dispatch_and_check(dev, s, out, &args, C, name);
+  if (what >= LEAVE_POOL_AND_BUFFERS)
+    ws_scheduler_destroy(s);
+  if (what >= LEAVE_BUFFERS)
+    ws_pool_destroy(pool);
+  if (what >= LEAVE_NOTHING) {
+    ws_readback_destroy(rb);
+    ws_buffer_destroy(out);
+    for (int i = 7; i >= 0; i -= 2) /* every other one, newest first */
+      ws_buffer_destroy(extra[i]);
+    for (int i = 0; i < 8; i += 2)
+      ws_buffer_destroy(extra[i]);
+  } else {
+    ws_buffer_destroy(extra[3]); /* one from the middle of the device's list */
+  }
+  ws_device_destroy(dev);
+  const unsigned long after = ws_testing_live_allocations();
+  WT_CHECK(after == before,
+           "%s: %lu library host allocation(s) live after ws_device_destroy, %lu before the "
+           "device: what it owned was not all freed",
+           name, after, before);
+}
+
+static void test_device_owns(void **state) {
+  (void)state;
+  device_owns_case(LEAVE_ALL, false, "everything left to the device");
+  device_owns_case(LEAVE_ALL, true, "everything left to the device after a dispatch");
+  device_owns_case(LEAVE_POOL_AND_BUFFERS, true, "the scheduler destroyed first");
+  device_owns_case(LEAVE_BUFFERS, true, "the scheduler and the pool destroyed first");
+  device_owns_case(LEAVE_NOTHING, true, "everything destroyed first");
+  ws_device_destroy(NULL);
+}
+
+static void add_pool_case(ws_loop_kind loop, const char *name) {
+  const ws_pool_config pc = pool_config(store_stage);
+  const ws_scheduler_config cfg = small_config(loop);
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK, "%s: ws_pool_create: %s", name,
+           ws_device_last_error(wt_dev));
+  ws_scheduler *s = own_scheduler(&cfg);
+  ws_buffer *out = wt_buffer(1000 * 4u);
+  const collatz_args args = {ws_pool_get_view(pool), ws_buffer_address(out)};
+  WT_OK(ws_scheduler_add_pool(s, pool, &args, sizeof args), s, name);
+  dispatch_and_check(wt_dev, s, out, &args, 1000, name);
+  /* again: the same registration, a second dispatch */
+  dispatch_and_check(wt_dev, s, out, &args, 1000, name);
+  ws_dispatch_stats ds;
+  ws_scheduler_dispatch_stats(s, &ds);
+  WT_CHECK(ds.loop == loop, "%s: the dispatch ran in loop %d", name, (int)ds.loop);
+  ws_node_stats ns;
+  WT_CHECK(ws_scheduler_aux_stats_count(s) == 1 && ws_scheduler_aux_stats(s, 0, &ns) == WS_OK &&
+               strcmp(ns.name, "collatz_store") == 0 && ns.dispatch_count > 0 &&
+               ns.executed_count == 1000,
+           "%s: the stage's statistics are not those of collatz_store over 1000 records (%s, %llu "
+           "dispatches, %llu records)",
+           name, ns.name ? ns.name : "(null)", (unsigned long long)ns.dispatch_count,
+           (unsigned long long)ns.executed_count);
+  ws_scheduler_destroy(s);
+  ws_pool_destroy(pool);
+}
+
+static void test_add_pool(void **state) {
+  (void)state;
+  add_pool_case(WS_LOOP_HOST, "host loop");
+  if (wt_backend != WS_BACKEND_VULKAN) /* Vulkan's device loop: docs/loop.md */
+    add_pool_case(WS_LOOP_DEVICE, "device loop");
+}
+
+/* add_pool must fail with `expect` and a message that contains every
+ * non-NULL needle, on the scheduler and on the device. */
+static void expect_refused(ws_scheduler *s, ws_pool *pool, const void *args, size_t size,
+                           ws_status expect, const char *what, const char *n1, const char *n2) {
+  WT_EXPECT_STATUS(ws_scheduler_add_pool(s, pool, args, size), expect, s, what);
+  const char *msg = ws_scheduler_last_error(s), *dmsg = ws_device_last_error(wt_dev);
+  WT_CHECK(strstr(msg, "ws_scheduler_add_pool") && (!n1 || strstr(msg, n1)) &&
+               (!n2 || strstr(msg, n2)),
+           "%s: the message does not name the call, '%s' and '%s': %s", what, n1 ? n1 : "",
+           n2 ? n2 : "", msg);
+  WT_CHECK(strstr(dmsg, msg) != NULL, "%s: the device does not keep the message: '%s'", what, dmsg);
+}
+
+static ws_status no_stage(void *user, ws_pool *pool, uint32_t stage) {
+  (void)user, (void)pool, (void)stage;
+  return WS_OK;
+}
+
+static void test_add_pool_errors(void **state) {
+  (void)state;
+  const ws_scheduler_config cfg = small_config(WS_LOOP_AUTO);
+  ws_scheduler *s = own_scheduler(&cfg);
+  ws_buffer *out = wt_buffer(500 * 4u);
+  static const char *const nosuch[] = {"nosuch"}, *const coroutine[] = {"collatz"};
+  const ws_pool_config bad_name = pool_config(nosuch), bad_kind = pool_config(coroutine);
+  ws_pool_config with_callback = pool_config(store_stage);
+  with_callback.run_stage = no_stage;
+  ws_pool *p1 = NULL, *p2 = NULL, *p3 = NULL, *good = NULL;
+  const ws_pool_config good_config = pool_config(store_stage);
+  WT_CHECK(ws_pool_create(wt_dev, &bad_name, &p1) == WS_OK &&
+               ws_pool_create(wt_dev, &bad_kind, &p2) == WS_OK &&
+               ws_pool_create(wt_dev, &with_callback, &p3) == WS_OK &&
+               ws_pool_create(wt_dev, &good_config, &good) == WS_OK,
+           "ws_pool_create: %s", ws_device_last_error(wt_dev));
+  const collatz_args args = {ws_pool_get_view(good), ws_buffer_address(out)};
+  expect_refused(s, p1, &args, sizeof args, WS_ENOKERNEL, "a stage no kernel is named like",
+                 "'results', stage 0", "nosuch");
+  expect_refused(s, p2, &args, sizeof args, WS_EINVAL, "a stage named like the coroutine",
+                 "'collatz' is a coroutine", NULL);
+  char size[32];
+  snprintf(size, sizeof size, "takes %zu", sizeof args);
+  expect_refused(s, good, &args, sizeof args - 8, WS_EINVAL, "a short argument block", size,
+                 "has 48");
+  expect_refused(s, good, NULL, sizeof args, WS_EINVAL, "an argument block at NULL", "at NULL",
+                 NULL);
+  expect_refused(s, p3, &args, sizeof args, WS_EINVAL, "an argument block for run_stage",
+                 "run_stage", NULL);
+  expect_refused(s, NULL, &args, sizeof args, WS_EINVAL, "a NULL pool", "NULL", NULL);
+  WT_EXPECT_STATUS(ws_scheduler_add_pool(NULL, good, &args, sizeof args), WS_EINVAL, NULL,
+                   "a NULL scheduler");
+  ws_device *other = own_device();
+  ws_pool *elsewhere = NULL;
+  WT_CHECK(ws_pool_create(other, &good_config, &elsewhere) == WS_OK, "a pool on a second device");
+  expect_refused(s, elsewhere, &args, sizeof args, WS_EINVAL, "a pool on another device",
+                 "another device", NULL);
+  ws_device_destroy(other); /* and the pool on it */
+  /* nothing was registered: a pool of the same name registers, and runs */
+  WT_OK(ws_scheduler_add_pool(s, good, &args, sizeof args), s, "the correct registration");
+  dispatch_and_check(wt_dev, s, out, &args, 500, "after the refusals");
+  ws_scheduler_destroy(s);
+  ws_pool_destroy(p1);
+  ws_pool_destroy(p2);
+  ws_pool_destroy(p3);
+  ws_pool_destroy(good);
+}
+
+static void test_errors_on_device(void **state) {
+  (void)state;
+  ws_scheduler *s = wt_scheduler(&collatz_co, NULL);
+  const collatz_args args = {{0}, 0};
+  WT_EXPECT_STATUS(ws_scheduler_dispatch(s, 1, &args, sizeof args - 8), WS_EINVAL, s,
+                   "a dispatch with a short argument block");
+  WT_CHECK(strstr(ws_scheduler_last_error(s), "argument block") &&
+               strcmp(ws_device_last_error(wt_dev), ws_scheduler_last_error(s)) == 0,
+           "the device's message '%s' is not the scheduler's '%s'", ws_device_last_error(wt_dev),
+           ws_scheduler_last_error(s));
+}
+
+static void test_pool_records(void **state) {
+  (void)state;
+  enum { CAP = 64, EXTRA = 5, N = CAP + EXTRA };
+  const ws_pool_config pc = pool_config(store_stage);
+  ws_pool_config small = pc;
+  small.capacity = CAP;
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &small, &pool) == WS_OK, "ws_pool_create: %s",
+           ws_device_last_error(wt_dev));
+  /* what a dispatch does first: the free stack and the counts */
+  const ws_aux_work *w = ws_pool_work(pool);
+  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
+  ws_buffer *where = wt_buffer(N * 4u), *out = wt_buffer(CAP * 8u);
+  const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
+                            ws_buffer_address(out)};
+  ws_kernel publish, read;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_read", &read) == WS_OK,
+           "t_pool kernels: %s", ws_device_last_error(wt_dev));
+  WT_CHECK(ws_kernel_launch(&publish, N, &args, sizeof args) == WS_OK &&
+               ws_kernel_launch(&read, CAP, &args, sizeof args) == WS_OK,
+           "launch: %s", ws_device_last_error(wt_dev));
+  uint32_t slot[N];
+  uint64_t rec[CAP];
+  wt_read(where, slot, sizeof slot);
+  wt_read(out, rec, sizeof rec);
+  uint32_t seen[CAP + 1] = {0};
+  for (uint32_t i = 0; i < N; ++i) {
+    WT_CHECK(slot[i] <= CAP, "publication %u got record %u, outside the %u slots and the spare", i,
+             slot[i], CAP);
+    seen[slot[i]] += 1;
+    WT_CHECK(slot[i] == CAP || rec[slot[i]] == i + 1u,
+             "slot %u holds %llu, publication %u wrote %u", slot[i],
+             (unsigned long long)rec[slot[i]], i, i + 1u);
+  }
+  for (uint32_t s = 0; s < CAP; ++s)
+    WT_CHECK(seen[s] == 1, "slot %u got %u publications, expected 1", s, seen[s]);
+  WT_CHECK(seen[CAP] == EXTRA, "%u publications went to the spare record, expected %u", seen[CAP],
+           EXTRA);
+  /* the errors the kernels counted, as a dispatch's boundary observes them */
+  uint32_t live = 0;
+  WT_CHECK(w->enqueue_count_readback(w->user) == WS_OK && ws_device_synchronize(wt_dev) == WS_OK,
+           "count readback: %s", ws_device_last_error(wt_dev));
+  WT_CHECK(w->host_count(w->user, &live) == WS_EPROTO_CLIENT && ws_pool_errors(pool) == EXTRA,
+           "the pool observed %u errors, expected %u", ws_pool_errors(pool), EXTRA);
+  ws_pool_destroy(pool);
+}
+
+int main(int argc, char **argv) {
+  const wt_need needs[] = {{&collatz_modules, "collatz"},
+                           {&collatz_modules, "collatz_store"},
+                           {&t_pool_modules, "t_publish"}};
+  wt_init(argc, argv, needs, 3);
+  wt_add("device_owns", test_device_owns, NULL);
+  wt_add("add_pool", test_add_pool, NULL);
+  wt_add("add_pool_errors", test_add_pool_errors, NULL);
+  wt_add("errors_on_device", test_errors_on_device, NULL);
+  wt_add("pool_records", test_pool_records, NULL);
+  return wt_run("core_owned");
+}
