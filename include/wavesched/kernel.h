@@ -38,12 +38,10 @@
 #define WS_GPU_STREAM hipStream_t
 #define WS_GPU_LAST_ERROR() ((int)hipGetLastError())
 #define WS_GPU_INVALID_VALUE hipErrorInvalidValue
-#define WS_GPU_OCCUPANCY hipOccupancyMaxActiveBlocksPerMultiprocessor
 #else
 #define WS_GPU_STREAM cudaStream_t
 #define WS_GPU_LAST_ERROR() ((int)cudaGetLastError())
 #define WS_GPU_INVALID_VALUE cudaErrorInvalidValue
-#define WS_GPU_OCCUPANCY cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #endif
 #define WS_DEVICE __device__
 #define WS_HOST_DEVICE __host__ __device__
@@ -694,8 +692,7 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
   }                                                                                     \
   WS_CORO_KERNELS_(tframe, co##_ws_step_gpu, (ws_launch a_, uint32_t n_),               \
                    co##_ws_step_body_(a_, n_, SRC_))                                    \
-  /* the device-loop step of continuation src: a constant in the per-      \
-   * continuation kernels, the plan's own in the one-kernel form */              \
+  /* the device-loop step of continuation src (a constant in each kernel) */      \
   __device__ __forceinline__ static void co##_ws_dev_body_(const ws_launch &a_,        \
                                                           uint32_t src_) {              \
     const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_.plan);                  \
@@ -717,14 +714,6 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
       co##_ws_dev_at(&a_, src_, &pl_, i_);                                              \
   }                                                                                     \
   WS_CORO_KERNELS_(tframe, co##_ws_dev_gpu, (ws_launch a_), co##_ws_dev_body_(a_, SRC_)) \
-  /* WS_DEV_ANY: every continuation in one kernel, the plan's src chosen    \
-   * when it runs (a plan for no continuation, or an index out of range,    \
-   * runs nothing: dev_count is 0 for it) */                                      \
-  __global__ void co##_ws_dev_any_gpu(ws_launch a_) {                                   \
-    const uint32_t s_ = WS_PTR(const ws_launch_plan, a_.plan)->src;                     \
-    if (s_ <= (uint32_t)co##_ws_K)                                                      \
-      co##_ws_dev_body_(a_, s_);                                                        \
-  }                                                                                     \
   /* the tail: the suspended frames packed into full warps block by block, so \
    * that few live frames among many slots do not run one per warp */           \
   __global__ void co##_ws_tail_gpu(ws_launch a_) {                                      \
@@ -768,16 +757,6 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
-  template <uint32_t SRC_> struct co##_ws_occ_k_ {                                      \
-    static int run(int *blocks, uint32_t block) {                                       \
-      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u)                           \
-        return (int)WS_GPU_OCCUPANCY(blocks, co##_ws_dev_gpu_capped<SRC_>, (int)block, \
-                                     2u * block * 4u);                                  \
-      else                                                                              \
-        return (int)WS_GPU_OCCUPANCY(blocks, co##_ws_dev_gpu<SRC_>, (int)block,        \
-                                     2u * block * 4u);                                  \
-    }                                                                                   \
-  };                                                                                    \
   static int co##_ws_step_launch(uint32_t n, const void *args, uint32_t block,          \
                                  void *stream) {                                        \
     if (n == 0)                                                                         \
@@ -799,24 +778,6 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
                                 uint32_t block, void *stream) {                         \
     ws_launch a_;                                                                       \
     memcpy(&a_, args, sizeof a_);                                                       \
-    if (src == WS_DEV_ANY && grid == 0) {                                               \
-      /* the one kernel keeps every continuation's resident blocks per SM? */            \
-      int any_ = 0, one_ = 0, rc_;                                                      \
-      if ((rc_ = (int)WS_GPU_OCCUPANCY(&any_, co##_ws_dev_any_gpu, (int)block,          \
-                                       2u * block * 4u)) != 0)                          \
-        return rc_;                                                                     \
-      for (uint32_t s_ = 0; s_ <= (uint32_t)co##_ws_K; ++s_) {                          \
-        if ((rc_ = ws_src_dispatch_<co##_ws_K, co##_ws_occ_k_>::run(s_, &one_, block)) != 0) \
-          return rc_;                                                                   \
-        if (one_ > any_)                                                                \
-          return 1;                                                                     \
-      }                                                                                 \
-      return 0;                                                                         \
-    }                                                                                   \
-    if (src == WS_DEV_ANY) {                                                            \
-      co##_ws_dev_any_gpu<<<grid, block, 2u * block * 4u, (WS_GPU_STREAM)stream>>>(a_); \
-      return WS_GPU_LAST_ERROR();                                                       \
-    }                                                                                   \
     if (src > (uint32_t)co##_ws_K || grid == 0)                                         \
       return (int)WS_GPU_INVALID_VALUE;                                                 \
     return ws_src_dispatch_<co##_ws_K, co##_ws_dev_k_>::run(                            \
@@ -880,13 +841,9 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     (void)grid;                                                                         \
     (void)block;                                                                        \
     ws_cpu_dev_args_ d_;                                                                \
-    if (src == WS_DEV_ANY && grid == 0)                                                 \
-      return 1; /* one CPU loop already: nothing to gain */                             \
     d_.a = *(const ws_launch *)args;                                                    \
+    d_.src = src;                                                                       \
     d_.pl = *WS_PTR(const ws_launch_plan, d_.a.plan);                                   \
-    d_.src = src == WS_DEV_ANY ? d_.pl.src : src;                                       \
-    if (d_.src > (uint32_t)co##_ws_K)                                                   \
-      return 0;                                                                         \
     const uint32_t n = co##_ws_dev_count(&d_.a, src, &d_.pl);                           \
     if (d_.pl.use_slots == 2u && d_.pl.action != WS_PLAN_RESUME_ALL) {                  \
       d_.scan = n ? d_.pl.slot_base : 0u;                                               \

@@ -43,13 +43,6 @@ typedef int (*ws_launch_fn)(uint32_t n, const void *args, uint32_t block, void *
  * kernel runs, with a fixed grid (GPUs stride over the frames). */
 typedef int (*ws_dev_launch_fn)(uint32_t src, uint32_t grid, const void *args, uint32_t block,
                                 void *stream);
-/** ws_dev_launch_fn's `src` for the one-kernel form: one kernel holds every
- * continuation and runs the one the plan names when it runs (a device loop
- * without a branch node per iteration). With `grid` 0 it launches nothing
- * and returns 0 when that kernel has as many resident blocks per SM at
- * `block` threads as every per-continuation kernel, 1 when it has fewer,
- * otherwise the backend's error code. */
-#define WS_DEV_ANY 0xffffffffu
 
 /** One field of a frame, as the host sees it (WS_FRAME_DESC). */
 typedef struct ws_frame_field {

@@ -21,14 +21,6 @@
  *     }
  *   }
  *
- * The flat body (ws_flat_body): where the plan can only refill or resume
- * one queue (the greedy policy; no auxiliary stage, tail or append
- * storage) and the coroutine's one-kernel form (WS_DEV_ANY) keeps the
- * occupancy of every per-continuation kernel, the SWITCH goes: decide,
- * [compaction], the gather (each over an empty range when the plan has
- * none), that one kernel, [publish]. A conditional node costs about 5.5 µs per iteration on
- * the H200 whatever it selects (docs/decisions.md), more than the step.
- *
  * Every kernel in the graph has a fixed grid and reads its sizes from the
  * state when it runs (cuda_queue.cu's ws_cuda_dl_*, kernel.h's device-loop
  * launchers), so replaying the graph needs no host work at all. The
@@ -39,7 +31,6 @@
  */
 #include "cuda_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 extern "C" {
@@ -51,10 +42,6 @@ extern "C" {
 typedef struct ws_cuda_loop {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  /* flat body (device words the decisions write each iteration): the
-   * gather's range, then the compaction's [live, scan), all 0 when the plan
-   * has none */
-  uint32_t *gscan;
 } ws_cuda_loop;
 
 /* The arrays inside the state's buffer (works, their bounds and stage
@@ -84,7 +71,7 @@ __device__ static void ws_rebase(ws_dstate *d, ws_dec_work *works, uint64_t from
  * does not fit (size > smem), the thread decides in place. */
 __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     ws_decide_kernel(uint64_t state, uint32_t size, uint32_t K, uint32_t stages, uint32_t smem,
-                     uint32_t *zero, uint32_t *gscan,
+                     uint32_t *zero,
                      cudaGraphConditionalHandle more, cudaGraphConditionalHandle branch) {
   extern __shared__ unsigned long long ws_loop_sh[];
   const bool copy = size <= smem;
@@ -126,13 +113,7 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     if (copy)
       ws_rebase(d, WS_DEC_PTR(ws_dec_work, d->works), sh, state, size);
     *zero = 0u; /* the count-less gather of this iteration accumulates from 0 */
-    if (gscan) { /* the flat body: no branch; empty ranges for what is not planned */
-      gscan[0] = p->gather ? p->gather_scan : 0u;
-      gscan[1] = p->compact ? p->compact_live : 0u;
-      gscan[2] = p->compact ? p->compact_scan : 0u;
-    } else {
-      cudaGraphSetConditional(branch, b);
-    }
+    cudaGraphSetConditional(branch, b);
     cudaGraphSetConditional(more, again);
   }
   if (copy) {
@@ -220,47 +201,9 @@ static ws_status ws_capture_end(ws_device *dev, ws_cuda *c, ws_status st) {
   return WS_OK;
 }
 
-/* Whether the loop takes the flat body (see the top of this file). */
-static bool ws_flat_body(ws_cuda *c, const ws_loop_desc *d) {
-  /* WS_CUDA_LOOP_BODY=switch keeps the switch where the flat body would
-   * do (a measurement knob: docs/cuda.md) */
-  const char *env = getenv("WS_CUDA_LOOP_BODY");
-  if (env && strcmp(env, "switch") == 0)
-    return false;
-  if (!(d->flags & WS_DEC_GREEDY) || (d->flags & WS_DEC_TAIL) ||
-      d->stage_count != 0 || d->storage_count != 0)
-    return false;
-  const int rc = d->entry->launch_dev(WS_DEV_ANY, 0, &d->launch, d->block, (void *)c->stream);
-  (void)cudaGetLastError(); /* a failed query only means the switch */
-  return rc == 0;
-}
-
-/* The flat body's launches after the decisions: [compaction], the gather,
- * the step, [publish]. */
-static ws_status ws_record_flat(ws_device *dev, const ws_loop_desc *d, const ws_cuda_loop *l) {
-  ws_cuda *c = ws_cuda_of(dev);
-  ws_dstate *st = (ws_dstate *)(uintptr_t)d->state;
-  ws_status r = WS_OK;
-  if ((d->flags & WS_DEC_COMPACTION) &&
-      (r = ws_cuda_dl_compact(dev, &d->queue, l->gscan + 1, l->gscan + 2)) != WS_OK)
-    return r;
-  if ((r = ws_cuda_dl_gather(dev, &d->queue, &st->plan.gather_token, l->gscan)) != WS_OK)
-    return r;
-  const int rc = d->entry->launch_dev(WS_DEV_ANY, ws_step_grid(c, d->R, d->block), &d->launch,
-                                      d->block, (void *)c->stream);
-  if (rc != 0)
-    return ws_dev_fail(dev, WS_EBACKEND, WS_GPU_API_NAME ": device loop: '%s' step: %s",
-                       d->entry->name, cudaGetErrorString((cudaError_t)rc));
-  if (d->flags & WS_DEC_PUBLISH)
-    return ws_cuda_dl_publish(dev, &d->queue, (const ws_launch_plan *)(uintptr_t)d->launch.plan);
-  return WS_OK;
-}
-
 static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_dstate *st = (ws_dstate *)(uintptr_t)d->state;
-  if (ws_flat_body(c, d))
-    WS_CUDA_TRY(dev, cudaMalloc((void **)&l->gscan, 4u * sizeof *l->gscan));
   WS_CUDA_TRY(dev, cudaGraphCreate(&l->graph, 0));
   cudaGraphConditionalHandle more, branch;
   WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&more, l->graph, 1, cudaGraphCondAssignDefault));
@@ -272,10 +215,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   cudaGraphNode_t wnode;
   WS_CUDA_TRY(dev, cudaGraphAddNode(&wnode, l->graph, NULL, NULL, 0, &wp));
   cudaGraph_t body = wp.conditional.phGraph_out[0];
-  if (!l->gscan)
-    WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
-  else
-    branch = 0; /* the flat body has none */
+  WS_CUDA_TRY(dev, cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
 
   /* the body: observation kernels and the decisions, then the switch */
   const uint32_t nbranch = 4u + d->K + d->stage_count;
@@ -292,15 +232,8 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     /* the copy in shared memory: at most the default 48 KiB per block */
     const uint32_t smem = bytes <= 48u * 1024u ? bytes : 0u;
     ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, smem, c->stream>>>(
-        d->state, bytes, d->K, d->stage_count, smem, ws_cuda_dl_zero_word(dev), l->gscan, more,
-        branch);
+        d->state, bytes, d->K, d->stage_count, smem, ws_cuda_dl_zero_word(dev), more, branch);
     r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__);
-  }
-  if (l->gscan) {
-    if ((r = ws_capture_end(dev, c, r == WS_OK ? ws_record_flat(dev, d, l) : r)) != WS_OK)
-      return r;
-    WS_CUDA_TRY(dev, cudaGraphInstantiate(&l->exec, l->graph, 0));
-    return WS_OK;
   }
   /* issue 18: append storages compacted before the plan's launches */
   for (uint32_t i = 0; r == WS_OK && i < d->storage_count; ++i)
@@ -362,8 +295,6 @@ void ws_cuda_loop_destroy(ws_device *dev, void *loop) {
     (void)cudaGraphExecDestroy(l->exec);
   if (l->graph)
     (void)cudaGraphDestroy(l->graph);
-  if (l->gscan)
-    (void)cudaFree(l->gscan);
   (void)cudaGetLastError();
   ws_free(l);
 }
