@@ -207,9 +207,15 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   if (d->stage_count) {
     if (!(stage_p = ws_calloc(d->stage_count, sizeof *stage_p)))
       return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+    /* An indirect dispatch has no base group to carry the last group's pad
+     * (kernel.glsl launch geometry), so a count that is not a whole number
+     * of groups needs the specialization WS_INVOCATIONS = count; a whole
+     * number (the usual pool capacity) does not, and shares the pipeline of
+     * the host loop's launches instead of compiling one more. */
     for (uint32_t i = 0; i < d->stage_count && st == WS_OK; ++i)
       st = ws_vk_user_pipeline(dev, d->stages[i].entry, WS_FORM_STEP, d->block,
-                               d->stages[i].count, &stage_p[i]);
+                               d->stages[i].count % d->block ? d->stages[i].count : 0u,
+                               &stage_p[i]);
     if (st != WS_OK) {
       ws_free(stage_p);
       return st;
@@ -374,8 +380,10 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   char why[256];
   /* Under WS_LOOP_AUTO the host loop runs (docs/decisions.md): on the H200
    * this loop took bench_loop from 59.3 to 37.6 us per iteration, but the
-   * path tracer from 67.8 to 6.1 Mpaths/s (1080p, 32 spp), its time lost on
-   * the host side, not yet explained. */
+   * path tracer from 67.8 to 6.1 Mpaths/s (1080p, 32 spp). That render ran
+   * first, on a cold shader cache: most likely the loss is the pipeline
+   * compilation in this function (lavapipe shows the same order effect and
+   * no per-submission host cost), so AUTO waits for a warm measurement. */
   if (!desc->requested)
     return ws_dev_fail(dev, WS_ECONFIG_LOOP,
                        "vulkan: device loop: runs only when asked for (WS_LOOP_DEVICE)");
