@@ -12,12 +12,15 @@
  *     [materialized] zero counts; count; gather_all prefix; gather_all
  *     [verification] zero recount; count into recount
  *     decide (loop.comp, mode 0, one invocation): decide.glsl's decisions,
- *            then the group counts of every launch below
+ *            then the group counts of every launch below; it also zeroes
+ *            the counters of the iteration's first compaction
  *     [append storages] each one's compaction over the range the decision
  *            chose (issue 18; compact_holes, compact_move)
  *     [compaction]   holes, movers
- *     gather
- *     the steps of continuations 0..K and the auxiliary stage kernels
+ *     gather (with the movers, under compaction: never both in one plan)
+ *     the step (greedy: one dispatch running the plan's continuation; the
+ *            all-queues policy: continuations 0..K in order) and the
+ *            auxiliary stage kernels
  *     [incremental]  publish
  *
  * Every launch after the decide shader is a vkCmdDispatchIndirect whose
@@ -111,10 +114,16 @@ typedef struct loop_push {
   uint32_t stage_groups;  /* word index of uint32_t[stages] in the loop's words */
   uint32_t storage_words; /* word index of the append storages' blocks (8 words each) */
   uint32_t storages;
+  uint32_t unused;
+  uint64_t holes; /* the first compaction's WS_VK_STATE_HOLES words, or 0 */
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
 WS_VK_PUSH_CHECK_(loop_push, storages, 56);
+WS_VK_PUSH_CHECK_(loop_push, holes, 64);
+
+/* kernel.glsl WS_PLAN_SRC_ANY: the step launch runs the plan's continuation */
+#define WS_VK_PLAN_SRC_ANY 0xffffffffu
 
 typedef struct ws_vk_loop {
   VkCommandPool pool; /* its own: the stream's pool is reset at every synchronization */
@@ -282,7 +291,8 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                WS_LAYOUT_AOS, sq->frame_size, 0,         0,
                                dyn + 4u * (uint64_t)(lp.storage_words + 8u * k)};
       const uint32_t c = 6u + d->K + d->stage_count + 2u * k;
-      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+      /* the first compaction's counters are the decide shader's to zero */
+      if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
       loop_barrier(l->cmd);
@@ -292,22 +302,33 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     if (st != WS_OK)
       break;
     if (compaction) {
-      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+      if (d->storage_count &&
+          (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
                CMD_HOLES);
       loop_barrier(l->cmd);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
-      loop_barrier(l->cmd);
+      /* The gather shares the movers' barrier: no plan has both (decide.h
+       * ws_dec_commit: a refill under compaction takes the slots behind the
+       * live ones and gathers nothing, a resume compacts nothing), so at
+       * most one of the two has groups, and it runs alone. */
     }
     indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
     loop_barrier(l->cmd);
-    for (uint32_t j = 0; j <= d->K; ++j) {
+    if (greedy) {
+      /* at most one continuation runs: one dispatch, not K + 1 of which K
+       * are always empty (loop.comp step_cmd) */
       ws_launch ln = d->launch;
-      ln.src = j;
-      indirect(&r, step, &ln, sizeof ln, CMD_STEP + j);
-      if (!greedy)
+      ln.src = WS_VK_PLAN_SRC_ANY;
+      indirect(&r, step, &ln, sizeof ln, CMD_STEP);
+    } else {
+      for (uint32_t j = 0; j <= d->K; ++j) {
+        ws_launch ln = d->launch;
+        ln.src = j;
+        indirect(&r, step, &ln, sizeof ln, CMD_STEP + j);
         loop_barrier(l->cmd); /* the all-queues policy runs them in order, as CUDA does */
+      }
     }
     for (uint32_t i = 0; i < d->stage_count; ++i)
       indirect(&r, stage_p[i], d->stages[i].args, d->stages[i].args_size, CMD_STEP + d->K + 1u + i);
@@ -414,7 +435,11 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                         desc->K,          desc->stage_count,
                         desc->block,      vk->queue_block,
                         vk->props.limits.maxComputeWorkGroupCount[0], stage_word,
-                        storage_word,     desc->storage_count};
+                        storage_word,     desc->storage_count,
+                        0u,
+                        desc->storage_count || (desc->flags & WS_DEC_COMPACTION)
+                            ? vk->state->addr + 4u * WS_VK_STATE_HOLES
+                            : 0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
     ws_free(l);
