@@ -231,8 +231,14 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     }
   }
   VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+  /* Simultaneous use only where one submission executes the buffer more
+   * than once (the one case the spec requires it for: every submission is
+   * waited for before the next is recorded); a driver may copy or patch such
+   * a buffer at each execution instead of calling it. */
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+                                 .flags = l->repeats > 1u
+                                              ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT
+                                              : 0u,
                                  .pInheritanceInfo = &inh};
   if ((st = WS_VK_CALL(dev, vkBeginCommandBuffer, l->cmd, &bi)) != WS_OK) {
     ws_free(stage_p);
