@@ -445,11 +445,7 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
  * co_ws_dev_at / co_ws_dev_count do): the plan's count when it names this
  * continuation, every frame of the queue under the all-queues policy, none
  * otherwise; the decide shader sizes the indirect dispatch to one invocation
- * per frame (base group 0, so the index is the plain global one). A launch
- * whose src is WS_PLAN_SRC_ANY runs the plan's continuation, whichever it
- * is (the Vulkan loop under the greedy policy, where every iteration runs at
- * most one continuation: one indirect dispatch instead of one per
- * continuation, K of them always empty). */
+ * per frame (base group 0, so the index is the plain global one). */
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_launch_plan_ref {
   uint action;
   uint src;
@@ -462,12 +458,11 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
 #define WS_PLAN_REFILL 1u
 #define WS_PLAN_RESUME 2u
 #define WS_PLAN_RESUME_ALL 3u
-#define WS_PLAN_SRC_ANY 0xffffffffu
 #define WS_CORO_STEP_MAIN_(co, tframe, targs)                                              \
-  void co##_ws_run(uint src, uint slot, uint id) {                                         \
+  void co##_ws_run(uint slot, uint id) {                                                   \
     ws_item it;                                                                            \
     tframe f;                                                                              \
-    if (src == 0u) {                                                                       \
+    if (WS_LAUNCH.src == 0u) {                                                             \
       f = tframe##_ws_zero();                                                              \
       it.id = id;                                                                          \
       WS_PTR(uint32_t, WS_LAUNCH.ids)[slot] = it.id;                                       \
@@ -476,7 +471,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
       f = tframe##_ws_load(WS_LAUNCH.frames, WS_LAUNCH.field_offsets, WS_LAUNCH.layout_, slot); \
     }                                                                                      \
     const uint64_t counts = WS_LAUNCH.counts;                                              \
-    const uint next = co##_ws_resume(src, it, f, targs(WS_LAUNCH.args),                    \
+    const uint next = co##_ws_resume(WS_LAUNCH.src, it, f, targs(WS_LAUNCH.args),          \
                                      WS_ADDR(uint32_t, counts, WS_LAUNCH.continuation_count + 1u), \
                                      WS_LAUNCH.continuation_count);                        \
     if (next != WS_TERMINATE)                                                              \
@@ -484,8 +479,8 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
     WS_PTR(uint32_t, WS_LAUNCH.tokens)[slot] = next;                                       \
     if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u) {                                       \
       /* one atomic per distinct queue per subgroup (kernel.h ws_fused_count_) */          \
-      if (src != 0u)                                                                       \
-        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, src), 0xffffffffu);                \
+      if (WS_LAUNCH.src != 0u)                                                             \
+        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, WS_LAUNCH.src), 0xffffffffu);      \
       if (next != WS_TERMINATE)                                                            \
         ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
     }                                                                                      \
@@ -494,21 +489,19 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
    * inline it, so the shader stays the host-driven step plus a few loads   \
    * (a second inlined copy of a large coroutine costs compile time) */     \
   void main() {                                                                            \
-    uint i, n, base = 0u, slot_base, first, src = WS_LAUNCH.src;                           \
+    uint i, n, base = 0u, slot_base, first;                                                \
     uint64_t slots;                                                                        \
     if (WS_LAUNCH.plan != 0ul) {                                                           \
       ws_launch_plan_ref pl = ws_launch_plan_ref(WS_LAUNCH.plan);                          \
+      const uint src = WS_LAUNCH.src;                                                      \
       n = 0u;                                                                              \
       if (pl.action == WS_PLAN_RESUME_ALL) {                                               \
         /* queue src's slots follow queues 1..src-1 in the sorted list */                  \
-        n = src != 0u && src <= WS_LAUNCH.continuation_count                               \
-                ? WS_PTR(uint32_t, WS_LAUNCH.counts)[src]                                  \
-                : 0u;                                                                      \
+        n = src != 0u ? WS_PTR(uint32_t, WS_LAUNCH.counts)[src] : 0u;                      \
         for (uint t = 1u; t < src; ++t)                                                    \
           base += WS_PTR(uint32_t, WS_LAUNCH.counts)[t];                                   \
       } else if ((pl.action == WS_PLAN_REFILL || pl.action == WS_PLAN_RESUME) &&           \
-                 (pl.src == src || src == WS_PLAN_SRC_ANY)) {                              \
-        src = pl.src;                                                                      \
+                 pl.src == src) {                                                          \
         n = pl.count;                                                                      \
         base = pl.slot_offset;                                                             \
       }                                                                                    \
@@ -526,8 +519,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
       first = WS_LAUNCH.first_id;                                                          \
     }                                                                                      \
     if (i < n)                                                                             \
-      co##_ws_run(src, slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i,    \
-                  first + i);                                                              \
+      co##_ws_run(slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i, first + i); \
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations

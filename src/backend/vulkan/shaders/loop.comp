@@ -71,12 +71,8 @@ void clear_cmds() {
 }
 
 /* one invocation per frame (kernel.glsl's step has no loop: vk_loop.c
- * refuses pools whose grid exceeds max_groups). Under the greedy policy
- * vk_loop.c records one step dispatch, command CMD_STEP, whose launch runs
- * the plan's continuation (kernel.glsl WS_PLAN_SRC_ANY). */
-void step_cmd(uint flags, uint src, uint n) {
-  set_cmd(CMD_STEP + ((flags & WS_DEC_GREEDY) != 0u ? 0u : src), groups(n, P.block));
-}
+ * refuses pools whose grid exceeds max_groups) */
+void step_cmd(uint src, uint n) { set_cmd(CMD_STEP + src, groups(n, P.block)); }
 
 void main() {
   ws_dec_u32s w = ws_dec_u32s(P.dyn);
@@ -139,7 +135,7 @@ void main() {
       w.v[WS_DL_GATHER_SCAN] = p.gather_scan;
       set_cmd(CMD_GATHER, groups(p.gather_scan, P.queue_block));
     }
-    step_cmd(d.flags, p.action == WS_ACT_REFILL ? 0u : p.queue, p.count);
+    step_cmd(p.action == WS_ACT_REFILL ? 0u : p.queue, p.count);
     if ((d.flags & WS_DEC_PUBLISH) != 0u) {
       w.v[WS_DL_PUB_N] = p.count;
       w.v[WS_DL_PUB_SRC] = p.queue;
@@ -151,7 +147,7 @@ void main() {
     break;
   case WS_ACT_RESUME_ALL:
     for (uint j = 1u; j <= P.K; ++j)
-      step_cmd(d.flags, j, ws_dec_u32s(d.counts).v[j]);
+      step_cmd(j, ws_dec_u32s(d.counts).v[j]);
     break;
   case WS_ACT_STAGE: {
     const uint stat = ws_dec_work_at(d, p.work).first_stat + p.stage;
