@@ -12,11 +12,12 @@
  *     [materialized] zero counts; count; gather_all prefix; gather_all
  *     [verification] zero recount; count into recount
  *     decide (loop.comp, mode 0, one invocation): decide.glsl's decisions,
- *            then the group counts of every launch below
+ *            then the group counts of every launch below; it also zeroes
+ *            the counters of the iteration's first compaction
  *     [append storages] each one's compaction over the range the decision
  *            chose (issue 18; compact_holes, compact_move)
  *     [compaction]   holes, movers
- *     gather
+ *     gather (with the movers, under compaction: never both in one plan)
  *     the steps of continuations 0..K and the auxiliary stage kernels
  *     [incremental]  publish
  *
@@ -111,10 +112,14 @@ typedef struct loop_push {
   uint32_t stage_groups;  /* word index of uint32_t[stages] in the loop's words */
   uint32_t storage_words; /* word index of the append storages' blocks (8 words each) */
   uint32_t storages;
+  uint32_t unused;
+  uint64_t holes; /* the first compaction's WS_VK_STATE_HOLES words, or 0 */
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
 WS_VK_PUSH_CHECK_(loop_push, storages, 56);
+WS_VK_PUSH_CHECK_(loop_push, holes, 64);
+
 
 typedef struct ws_vk_loop {
   VkCommandPool pool; /* its own: the stream's pool is reset at every synchronization */
@@ -207,17 +212,29 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   if (d->stage_count) {
     if (!(stage_p = ws_calloc(d->stage_count, sizeof *stage_p)))
       return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+    /* An indirect dispatch has no base group to carry the last group's pad
+     * (kernel.glsl launch geometry), so a count that is not a whole number
+     * of groups needs the specialization WS_INVOCATIONS = count; a whole
+     * number (the usual pool capacity) does not, and shares the pipeline of
+     * the host loop's launches instead of compiling one more. */
     for (uint32_t i = 0; i < d->stage_count && st == WS_OK; ++i)
       st = ws_vk_user_pipeline(dev, d->stages[i].entry, WS_FORM_STEP, d->block,
-                               d->stages[i].count, &stage_p[i]);
+                               d->stages[i].count % d->block ? d->stages[i].count : 0u,
+                               &stage_p[i]);
     if (st != WS_OK) {
       ws_free(stage_p);
       return st;
     }
   }
   VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+  /* Simultaneous use only where one submission executes the buffer more
+   * than once (the one case the spec requires it for: every submission is
+   * waited for before the next is recorded); a driver may copy or patch such
+   * a buffer at each execution instead of calling it. */
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+                                 .flags = l->repeats > 1u
+                                              ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT
+                                              : 0u,
                                  .pInheritanceInfo = &inh};
   if ((st = WS_VK_CALL(dev, vkBeginCommandBuffer, l->cmd, &bi)) != WS_OK) {
     ws_free(stage_p);
@@ -276,7 +293,8 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                WS_LAYOUT_AOS, sq->frame_size, 0,         0,
                                dyn + 4u * (uint64_t)(lp.storage_words + 8u * k)};
       const uint32_t c = 6u + d->K + d->stage_count + 2u * k;
-      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+      /* the first compaction's counters are the decide shader's to zero */
+      if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
       loop_barrier(l->cmd);
@@ -286,16 +304,23 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     if (st != WS_OK)
       break;
     if (compaction) {
-      if ((st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+      if (d->storage_count &&
+          (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
                CMD_HOLES);
       loop_barrier(l->cmd);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
-      loop_barrier(l->cmd);
+      /* The gather shares the movers' barrier: no plan has both (decide.h
+       * ws_dec_commit: a refill under compaction takes the slots behind the
+       * live ones and gathers nothing, a resume compacts nothing), so at
+       * most one of the two has groups, and it runs alone. */
     }
     indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
     loop_barrier(l->cmd);
+    /* One dispatch per continuation, src a push constant: one dispatch
+     * under the greedy policy running the plan's continuation, read from
+     * memory, made the step 3.5 % slower on lavapipe (docs/decisions.md). */
     for (uint32_t j = 0; j <= d->K; ++j) {
       ws_launch ln = d->launch;
       ln.src = j;
@@ -374,8 +399,10 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   char why[256];
   /* Under WS_LOOP_AUTO the host loop runs (docs/decisions.md): on the H200
    * this loop took bench_loop from 59.3 to 37.6 us per iteration, but the
-   * path tracer from 67.8 to 6.1 Mpaths/s (1080p, 32 spp), its time lost on
-   * the host side, not yet explained. */
+   * path tracer from 67.8 to 6.1 Mpaths/s (1080p, 32 spp). That render ran
+   * first, on a cold shader cache: most likely the loss is the pipeline
+   * compilation in this function (lavapipe shows the same order effect and
+   * no per-submission host cost), so AUTO waits for a warm measurement. */
   if (!desc->requested)
     return ws_dev_fail(dev, WS_ECONFIG_LOOP,
                        "vulkan: device loop: runs only when asked for (WS_LOOP_DEVICE)");
@@ -406,7 +433,11 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                         desc->K,          desc->stage_count,
                         desc->block,      vk->queue_block,
                         vk->props.limits.maxComputeWorkGroupCount[0], stage_word,
-                        storage_word,     desc->storage_count};
+                        storage_word,     desc->storage_count,
+                        0u,
+                        desc->storage_count || (desc->flags & WS_DEC_COMPACTION)
+                            ? vk->state->addr + 4u * WS_VK_STATE_HOLES
+                            : 0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
     ws_free(l);

@@ -42,6 +42,10 @@ layout(push_constant, scalar) uniform loop_pc {
   layout(offset = 48) uint stage_groups; /* word of uint[S]: each stage kernel's groups */
   layout(offset = 52) uint storage_words; /* word of the append storages' blocks, 8 words each */
   layout(offset = 56) uint storages;      /* works with append storage */
+  /* the compaction counters (vk_internal.h WS_VK_STATE_HOLES, _MOVERS) of the
+   * iteration's first compaction, which this shader zeroes: no fill and no
+   * barrier of their own */
+  layout(offset = 64) uint64_t holes;
 } P;
 
 const uint CMD_OBS = 0u;
@@ -86,6 +90,10 @@ void main() {
   clear_cmds();
   if (w.v[WS_DL_HALT] != 0u)
     return;
+  if (P.holes != 0ul) {
+    WS_PTR(uint32_t, P.holes)[0] = 0u;
+    WS_PTR(uint32_t, P.holes)[1] = 0u;
+  }
   ws_dstate d = ws_dstate_ref(P.state).v;
   ws_dec_observe_works(d);
   ws_dec_decide(d);
