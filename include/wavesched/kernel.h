@@ -118,7 +118,12 @@ template <class Tag, uint32_t S> struct ws_max_registers_ {
   };
 #else
 #define WS_KERNEL_TAG_(name)
+/** Caps continuation `src` of the coroutine whose frame is `frame_type` at
+ * `regs` registers per thread on CUDA (0: no cap); before its WS_COROUTINE.
+ * Nothing on the CPU, in GLSL and on HIP (see "register caps" above). */
 #define WS_CONTINUATION_MAX_REGISTERS(frame_type, src, regs)
+/** Caps plain kernel `name` at `regs` registers per thread on CUDA (0: no
+ * cap); before its WS_KERNEL. Nothing on the CPU, in GLSL and on HIP. */
 #define WS_KERNEL_MAX_REGISTERS(name, regs)
 #endif
 

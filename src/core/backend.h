@@ -104,9 +104,6 @@ typedef struct ws_loop_desc {
                                      whose loop cannot compact them must refuse a
                                      storage_count > 0 in loop_create */
   uint32_t storage_count;
-  uint32_t requested;           /* 1: the configuration asked for the device loop (WS_LOOP_DEVICE);
-                                   0: WS_LOOP_AUTO, where a backend may refuse (WS_ECONFIG_LOOP)
-                                   a loop that measured slower than its host loop */
   uint32_t interval;            /* observe_interval: iterations per loop_run, 0 = until done
                                    (what state.interval holds; backends that record a fixed
                                    number of iterations size their recording by it) */

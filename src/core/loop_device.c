@@ -156,7 +156,6 @@ static ws_status build(ws_scheduler *s) {
   desc.stages = l->stages;
   desc.stage_count = s->aux_stats_count;
   desc.interval = probe.interval;
-  desc.requested = s->cfg.loop == WS_LOOP_DEVICE;
   /* append storages (issue 18): compacted over the decision's range */
   for (uint32_t i = 0; i < W; ++i) {
     const ws_aux_device *dv = &s->aux[i].device;

@@ -397,15 +397,10 @@ void ws_vk_loop_destroy(ws_device *dev, void *loop) {
 ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out) {
   ws_vk_impl *vk = ws_vk_of(dev);
   char why[256];
-  /* Under WS_LOOP_AUTO the host loop runs (docs/decisions.md): on the H200
-   * this loop took bench_loop from 59.3 to 37.6 us per iteration, but the
-   * path tracer from 67.8 to 6.1 Mpaths/s (1080p, 32 spp). That render ran
-   * first, on a cold shader cache: most likely the loss is the pipeline
-   * compilation in this function (lavapipe shows the same order effect and
-   * no per-submission host cost), so AUTO waits for a warm measurement. */
-  if (!desc->requested)
-    return ws_dev_fail(dev, WS_ECONFIG_LOOP,
-                       "vulkan: device loop: runs only when asked for (WS_LOOP_DEVICE)");
+  /* WS_LOOP_AUTO runs this loop (docs/decisions.md: on the H200, s4run4,
+   * bench_loop fused 25.7 against the host loop's 69.2 us per iteration, the
+   * path tracer 228.8 against 216.1 Mpaths/s once its pipelines are compiled;
+   * the first render's pipeline compilation costs the same in either loop) */
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
   ws_status st = WS_OK;
