@@ -120,7 +120,6 @@ WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
 WS_VK_PUSH_CHECK_(loop_push, storages, 56);
 WS_VK_PUSH_CHECK_(loop_push, holes, 64);
 
-
 typedef struct ws_vk_loop {
   VkCommandPool pool; /* its own: the stream's pool is reset at every synchronization */
   VkCommandBuffer cmd;
@@ -400,7 +399,8 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   /* WS_LOOP_AUTO runs this loop (docs/decisions.md: on the H200, s4run4,
    * bench_loop fused 25.7 against the host loop's 69.2 us per iteration, the
    * path tracer 228.8 against 216.1 Mpaths/s once its pipelines are compiled;
-   * the first render's pipeline compilation costs the same in either loop) */
+   * the first render of a cold shader cache compiles the pipelines both loops
+   * use, whichever loop it runs in) */
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
   ws_status st = WS_OK;
