@@ -52,6 +52,14 @@ void ws_testing_fail_next_device_after(unsigned long n);
  * report it; without verification the loop may misbehave but must not hang
  * or write out of bounds. */
 void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta);
+/** Writes `token` into the token of frame slot `slot` in the next dispatch,
+ * once, just before verification reads the tokens at the boundary after the
+ * first launch (iteration 1, in the host and the device loop alike), as a
+ * broken kernel would leave it. Verification mode must report it
+ * (WS_EVERIFY) when the token names no continuation, or, with compaction, a
+ * live frame at or above the compacted prefix. A slot outside the pool is
+ * ignored. */
+void ws_testing_corrupt_token(ws_scheduler *s, uint32_t slot, uint32_t token);
 
 WS_API_END
 #ifdef __cplusplus

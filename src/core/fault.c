@@ -286,6 +286,14 @@ unsigned long ws_testing_backend_faults(const ws_device *dev) {
   return dev && wrapped(dev) ? ((const fault_ops *)(const void *)dev->ops)->faults : 0;
 }
 
+void ws_testing_corrupt_token(ws_scheduler *s, uint32_t slot, uint32_t token) {
+  if (!s || slot >= s->R)
+    return;
+  s->corrupt_token_armed = true;
+  s->corrupt_slot = slot;
+  s->corrupt_token = token;
+}
+
 void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta) {
   if (!s || queue == 0 || queue > s->K)
     return;

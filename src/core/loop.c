@@ -103,29 +103,60 @@ static ws_status observe(ws_scheduler *s) {
  * counts alone: I1 and I4 from the tokens, and (materialized) that the
  * sorted slot lists are a permutation of the live slots grouped by queue.
  * Runs after ws_dec_observe, which compared every count with the recount. */
-static ws_status check_boundary(ws_scheduler *s) {
-  ws_dstate *d = &s->d;
-  const uint32_t *h = ws_dec_u32(d->counts);
-  const bool lists = (d->flags & WS_DEC_MATERIALIZED) && d->live;
-  ws_status st;
-  if ((st = ws_readback_enqueue(s->verify_rb, (size_t)s->R * 4, s->tokens, 0, (size_t)d->A * 4)) !=
-          WS_OK ||
-      (lists && (st = ws_readback_enqueue(s->verify_rb, 0, s->slots, 0, (size_t)d->live * 4)) !=
-                    WS_OK) ||
-      (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
-    return dev_fail(s, st, d->pass, "verification read");
-  uint32_t *slots = s->verify_rb->ptr, *tokens = slots + s->R;
-  /* I1: no token outside 0..K; I4: with compaction nothing lives at or
-   * above high (the recount over [0, high) already matched the counts) */
+/* ws_testing_corrupt_token: at the first token check after a launch (pass
+ * 1 in either loop), the token is written as a broken kernel would leave it. */
+static ws_status corrupt_token_now(ws_scheduler *s, uint64_t pass) {
+  if (!s->corrupt_token_armed || pass == 0)
+    return WS_OK;
+  s->corrupt_token_armed = false;
+  return ws_buffer_write(s->tokens, 4u * (size_t)s->corrupt_slot, &s->corrupt_token, 4);
+}
+
+/* The token array read back at a boundary: I1 no token outside 0..K; I4
+ * with compaction nothing lives at or above `high` (the recount over
+ * [0, high) already matched the counts). The host loop's check_boundary and
+ * the device loop's observations in verification mode. */
+ws_status ws_loop_check_tokens(ws_scheduler *s, uint64_t pass, uint32_t high, uint32_t *tokens) {
+  const ws_dstate *d = &s->d;
   for (uint32_t slot = 0; slot < d->A; ++slot) {
-    const bool above = (d->flags & WS_DEC_COMPACTION) && slot >= d->high;
+    const bool above = (d->flags & WS_DEC_COMPACTION) && slot >= high;
     if (tokens[slot] > s->K || (above && tokens[slot] != 0))
       return ws_sched_fail(s, WS_EVERIFY,
-                           "iteration %" PRIu64 ": slot %u holds token %u (%s)", d->pass, slot,
+                           "iteration %" PRIu64 ": slot %u holds token %u (%s)", pass, slot,
                            tokens[slot],
                            tokens[slot] > s->K ? "no continuation has that index"
                                                : "a live frame above the compacted prefix");
   }
+  return WS_OK;
+}
+
+/* Reads the tokens back into the verification readback (after `slots`
+ * words there, which the host loop fills with the sorted lists). */
+ws_status ws_loop_read_tokens(ws_scheduler *s, uint64_t pass, uint32_t live_lists,
+                              uint32_t **tokens) {
+  ws_status st;
+  if ((st = corrupt_token_now(s, pass)) != WS_OK ||
+      (st = ws_readback_enqueue(s->verify_rb, (size_t)s->R * 4, s->tokens, 0,
+                                (size_t)s->d.A * 4)) != WS_OK ||
+      (live_lists &&
+       (st = ws_readback_enqueue(s->verify_rb, 0, s->slots, 0, (size_t)live_lists * 4)) !=
+           WS_OK) ||
+      (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
+    return dev_fail(s, st, pass, "verification read");
+  *tokens = (uint32_t *)s->verify_rb->ptr + s->R;
+  return WS_OK;
+}
+
+static ws_status check_boundary(ws_scheduler *s) {
+  ws_dstate *d = &s->d;
+  const uint32_t *h = ws_dec_u32(d->counts);
+  const bool lists = (d->flags & WS_DEC_MATERIALIZED) && d->live;
+  uint32_t *tokens;
+  ws_status st;
+  if ((st = ws_loop_read_tokens(s, d->pass, lists ? d->live : 0u, &tokens)) != WS_OK ||
+      (st = ws_loop_check_tokens(s, d->pass, d->high, tokens)) != WS_OK)
+    return st;
+  const uint32_t *slots = s->verify_rb->ptr;
   if (!lists)
     return WS_OK;
   uint32_t pos = 0;
@@ -307,7 +338,9 @@ void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
   d->works = (uint64_t)(uintptr_t)s->dwork;
   d->node_stats = (uint64_t)(uintptr_t)s->node_stats;
   d->aux_stats = (uint64_t)(uintptr_t)s->aux_stats;
-  d->interval = s->cfg.observe_interval;
+  /* verification reads the tokens at every boundary: a device loop
+   * observes every iteration on the host (docs/loop.md) */
+  d->interval = s->verify_on ? 1u : s->cfg.observe_interval;
   /* the tail needs the module's tail launcher (kernel.h: CPU and CUDA) */
   d->tail_frames = s->entry->launch_tail ? s->cfg.tail_frames : 0u;
   if (d->tail_frames)

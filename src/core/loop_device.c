@@ -261,6 +261,15 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
       return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
                            (unsigned long long)d->pass, ws_device_last_error(s->dev));
     s->host_syncs += 1;
+    /* verification: the host loop's token checks at this boundary (the
+     * decisions ran the device-side recount and gather checks) */
+    uint32_t *tokens;
+    if (s->verify_on && d->status == WS_DEC_RUNNING &&
+        ((st = ws_loop_read_tokens(s, d->pass, 0u, &tokens)) != WS_OK ||
+         (st = ws_loop_check_tokens(s, d->pass, d->high, tokens)) != WS_OK)) {
+      read_image(s, img);
+      return st;
+    }
   } while (d->status == WS_DEC_RUNNING);
   read_image(s, img);
   s->obs_msg[0] = '\0';

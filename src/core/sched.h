@@ -52,6 +52,9 @@ struct ws_scheduler {
                          (WS_ECONFIG_LOOP) under WS_LOOP_AUTO: the host loop runs */
   ws_loop_kind ran; /* the loop of the last dispatch */
   uint64_t host_syncs;
+  /* ws_testing_corrupt_token, armed until it fires */
+  bool corrupt_token_armed;
+  uint32_t corrupt_slot, corrupt_token;
   uint32_t *align;  /* [K + 1]: 1 = continuation is in the refill alignment list */
 
   /* device state (reserved at creation; the loop allocates nothing) */
@@ -126,6 +129,10 @@ ws_status ws_mega_dispatch(ws_scheduler *s, uint32_t item_count);
 /* loop.c: the prologue both loops share (tokens, counts, auxiliary reset),
  * the decisions' view of the configuration, the device timer's end. */
 ws_status ws_loop_prologue(ws_scheduler *s);
+/* Verification's token-level checks (loop.c), shared by both loops. */
+ws_status ws_loop_read_tokens(ws_scheduler *s, uint64_t pass, uint32_t live_lists,
+                              uint32_t **tokens);
+ws_status ws_loop_check_tokens(ws_scheduler *s, uint64_t pass, uint32_t high, uint32_t *tokens);
 void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N);
 ws_status ws_loop_read_timer(ws_scheduler *s, uint64_t iteration);
 

@@ -12,6 +12,9 @@
  *                      below zero or exceed the pool: still a verification
  *                      mismatch (WS_EVERIFY);
  *   corrupt_env[combo] the same, verification switched on by the environment;
+ *   corrupt_token[combo] a token no continuation has, written after the
+ *                      first launch: WS_EVERIFY with the same message in the
+ *                      host loop and the device loop;
  *   env_off            WS_VERIFY_QUEUES=0 / empty leave verification off;
  *   unverified[combo]  without verification a corrupted count may misbehave but
  *                      must end (no hang, no crash).
@@ -162,6 +165,49 @@ static void test_unverified(void **state) {
   }
 }
 
+/* Verification's token check (I1) in both loops: a token no continuation
+ * has, written as a broken kernel would leave it just before the boundary
+ * after the first launch, is reported as WS_EVERIFY with the same message by
+ * the host loop and the device loop (which observes every iteration on the
+ * host in verification mode). I4 (nothing live above the compacted prefix)
+ * runs through the same function with the state's `high`. */
+static void test_corrupt_token(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  wt_setenv("WS_VERIFY_QUEUES", NULL);
+  enum { R = 64, N = 100 };
+  static const uint32_t slots[] = {0, R - 1};
+  basic_run r;
+  basic_init(&r, N);
+  for (size_t k = 0; k < 2; ++k) {
+    char msg[2][512];
+    for (int loop = 0; loop < 2; ++loop) {
+      ws_scheduler_config cfg = wt_config(c, R);
+      cfg.verify_queues = true;
+      cfg.loop = loop ? WS_LOOP_DEVICE : WS_LOOP_HOST;
+      char ctx[200];
+      snprintf(ctx, sizeof ctx, "%s, %s loop, slot %u", c->name, loop ? "device" : "host",
+               slots[k]);
+      ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+      ws_testing_corrupt_token(s, slots[k], T_BASIC_FINISH + 1u);
+      basic_reset(&r);
+      WT_EXPECT_STATUS(basic_dispatch(s, &r, N), WS_EVERIFY, s, ctx);
+      snprintf(msg[loop], sizeof msg[loop], "%s", ws_scheduler_last_error(s));
+      char want[160];
+      snprintf(want, sizeof want,
+               "iteration 1: slot %u holds token %u (no continuation has that index)", slots[k],
+               T_BASIC_FINISH + 1u);
+      WT_CHECK(strstr(msg[loop], want) != NULL, "%s: message '%s' does not say '%s'", ctx,
+               msg[loop], want);
+      /* the hook fires once: the same scheduler then runs clean */
+      basic_reset(&r);
+      WT_OK(basic_dispatch(s, &r, N), s, ctx);
+      basic_check(&r, N, ctx);
+    }
+    WT_CHECK(strcmp(msg[0], msg[1]) == 0, "%s: the loops disagree: host '%s', device '%s'",
+             c->name, msg[0], msg[1]);
+  }
+}
+
 int main(int argc, char **argv) {
   const wt_need needs[] = {{&t_basic_modules, "t_basic"}};
   wt_init(argc, argv, needs, 1);
@@ -177,6 +223,7 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "corrupt_env[%s]", c->name);
     wt_add(name, test_corrupt_env, (void *)c);
   }
+  wt_add_per_combo("corrupt_token", test_corrupt_token);
   wt_add("env_off", test_env_off, NULL);
   wt_add_per_combo("unverified", test_unverified);
   /* a count wrapped below zero or above the pool is still reported as
