@@ -368,8 +368,8 @@ typedef enum ws_aux_protocol {
 
 /** Which loop makes the decisions (SPEC §2.2a, docs/loop.md). */
 typedef enum ws_loop_kind {
-  WS_LOOP_AUTO = 0,  /**< the device loop where the backend prefers it (CPU, CUDA;
-                        Vulkan's runs only when asked for) and every registered
+  WS_LOOP_AUTO = 0,  /**< the device loop where the backend can run the
+                        configuration (CPU, CUDA, Vulkan) and every registered
                         auxiliary work allows it, else the host loop */
   WS_LOOP_HOST = 1,  /**< observe on the host every iteration (client callbacks) */
   WS_LOOP_DEVICE = 2 /**< decisions on the device; creation or registration fails
