@@ -54,6 +54,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_vote : require
 
 /* ---- launch geometry ----
  * Every wavesched shader runs with local_size_x = the launch's block size
@@ -282,27 +283,25 @@ uint ws_atomic_sub_u32(uint64_t addr, uint v) { return atomicAdd(ws_ref_uint32_t
 int ws_atomic_add_i32(uint64_t addr, int v) { return atomicAdd(ws_ref_int32_t(addr).v, v); }
 uint ws_atomic_max_u32(uint64_t addr, uint v) { return atomicMax(ws_ref_uint32_t(addr).v, v); }
 
-/* Warp-aggregated atomics (kernel.h ws_atomic_add_u32_agg): one atomic per
- * distinct address per subgroup. The active invocations with the first
- * active one's address combine (subgroup arithmetic over them), then the
- * rest repeat; each gets the old value plain atomics in invocation order
- * would have given it. */
+/* Warp-aggregated atomics (kernel.h ws_atomic_add_u32_agg). When every
+ * active invocation of the subgroup names the same word (counters, a pool's
+ * words: the case aggregation is for), one atomic for all of them, each
+ * getting the old value plain atomics in invocation order would have given
+ * it. Invocations naming several words use plain atomics: the loop that
+ * combined them per word (by subgroup arithmetic, and by ballots) returned
+ * overlapping old values on lavapipe once a subgroup held several words,
+ * while totals stayed right (tests/core/test_atomics.c, core_atomics_vulkan;
+ * docs/decisions.md). */
 uint ws_atomic_add_u32_agg(uint64_t addr, uint v) {
-  uint result = 0u;
   const uvec2 a = unpackUint2x32(addr);
-  for (;;) {
-    const uvec2 first = uvec2(subgroupBroadcastFirst(a.x), subgroupBroadcastFirst(a.y));
-    if (a == first) {
-      const uint below = subgroupExclusiveAdd(v);
-      const uint total = subgroupAdd(v);
-      uint base = 0u;
-      if (subgroupElect())
-        base = atomicAdd(ws_ref_uint32_t(addr).v, total);
-      result = subgroupBroadcastFirst(base) + below;
-      break;
-    }
-  }
-  return result;
+  if (!subgroupAllEqual(a.x) || !subgroupAllEqual(a.y))
+    return atomicAdd(ws_ref_uint32_t(addr).v, v);
+  const uint below = subgroupExclusiveAdd(v);
+  const uint total = subgroupAdd(v);
+  uint base = 0u;
+  if (subgroupElect())
+    base = atomicAdd(ws_ref_uint32_t(addr).v, total);
+  return subgroupBroadcastFirst(base) + below;
 }
 int ws_atomic_add_i32_agg(uint64_t addr, int v) { return int(ws_atomic_add_u32_agg(addr, uint(v))); }
 uint ws_atomic_exch_u32(uint64_t addr, uint v) { return atomicExchange(ws_ref_uint32_t(addr).v, v); }

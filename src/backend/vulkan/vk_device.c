@@ -97,11 +97,11 @@ static const char *unusable(VkPhysicalDevice pd, uint32_t *family) {
   p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   p2.pNext = &sg;
   vkGetPhysicalDeviceProperties2(pd, &p2);
-  const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
-                                      VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
-                                      VK_SUBGROUP_FEATURE_BALLOT_BIT;
+  const VkSubgroupFeatureFlags need =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+      VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT;
   if (!(sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) || (sg.supportedOperations & need) != need)
-    return "its compute shaders lack subgroup basic, arithmetic or ballot operations";
+    return "its compute shaders lack subgroup basic, arithmetic, ballot or vote operations";
   /* Count first, as the API expects; devices have a handful of families,
    * and the first compute one among the first 64 is the one used. */
   VkQueueFamilyProperties qf[64];
