@@ -291,6 +291,26 @@ static void case_count_gather(env *e, uint32_t scan, uint32_t K, int dist) {
   free(lg);
 }
 
+/* One publish on `dev` from the same inputs: the counts it leaves, into out[K + 2]. */
+static void publish_counts(ws_device *dev, uint32_t cap, uint32_t K, const uint32_t *tok,
+                           const uint32_t *slots, const uint32_t *c0, uint32_t n, uint32_t src,
+                           uint32_t base, bool list, uint32_t *out) {
+  side s;
+  side_open(&s, dev, cap, K, 4);
+  put(&s, s.tokens, tok, (size_t)cap * 4);
+  put(&s, s.slots, slots, (size_t)cap * 4);
+  put(&s, s.counts, c0, ((size_t)K + 2) * 4);
+  ws_queue_args q = side_args(&s, 0, K, cap);
+  q.n = n;
+  q.src = src;
+  q.slot_base = base;
+  q.slots = list ? q.slots : 0;
+  TRY(s.dev, s.dev->ops->queue_publish(s.dev, &q));
+  TRY(s.dev, s.dev->ops->synchronize(s.dev));
+  get(&s, s.counts, out, ((size_t)K + 2) * 4);
+  side_close(&s);
+}
+
 static void case_publish(env *e, uint32_t cap, uint32_t n, uint32_t K, bool list) {
   uint32_t *tok = malloc((size_t)cap * 4), *slots = malloc((size_t)cap * 4),
            *c0 = malloc(((size_t)K + 2) * 4), *want = malloc(((size_t)K + 2) * 4),
@@ -308,42 +328,17 @@ static void case_publish(env *e, uint32_t cap, uint32_t n, uint32_t K, bool list
   for (uint32_t t = 0; t < K + 2; ++t)
     c0[t] = rnd() % 1000000u;
   const uint32_t src = rnd() % (K + 1), base = list ? 0 : (cap - n) / 2;
-  side c;
-  side_open(&c, e->cpu, cap, K, 4);
-  put(&c, c.tokens, tok, (size_t)cap * 4);
-  put(&c, c.slots, slots, (size_t)cap * 4);
-  put(&c, c.counts, c0, ((size_t)K + 2) * 4);
-  ws_queue_args qc = side_args(&c, 0, K, cap);
-  qc.n = n;
-  qc.src = src;
-  qc.slot_base = base;
-  qc.slots = list ? qc.slots : 0;
-  TRY(c.dev, c.dev->ops->queue_publish(c.dev, &qc));
-  get(&c, c.counts, want, ((size_t)K + 2) * 4);
+  publish_counts(e->cpu, cap, K, tok, slots, c0, n, src, base, list, want);
   for (int m = 0; m < ndev; ++m) {
     if (m == 1)
       continue; /* publish has no CUB path */
-    side g;
-    side_open(&g, e->cuda[m], cap, K, 4);
-    put(&g, g.tokens, tok, (size_t)cap * 4);
-    put(&g, g.slots, slots, (size_t)cap * 4);
-    put(&g, g.counts, c0, ((size_t)K + 2) * 4);
-    ws_queue_args qg = side_args(&g, 0, K, cap);
-    qg.n = n;
-    qg.src = src;
-    qg.slot_base = base;
-    qg.slots = list ? qg.slots : 0;
-    TRY(g.dev, g.dev->ops->queue_publish(g.dev, &qg));
-    TRY(g.dev, g.dev->ops->synchronize(g.dev));
-    get(&g, g.counts, got, ((size_t)K + 2) * 4);
+    publish_counts(e->cuda[m], cap, K, tok, slots, c0, n, src, base, list, got);
     uint32_t bad = 0;
     for (uint32_t t = 0; t < K + 2; ++t)
       bad += want[t] != got[t];
     CHECK(bad == 0, "publish n %u K %u src %u %s mode %s: %u count words differ", n, K, src,
           list ? "list" : "dense", mode_names[m], bad);
-    side_close(&g);
   }
-  side_close(&c);
   free(tok);
   free(slots);
   free(c0);
