@@ -589,12 +589,28 @@ WS_DEVICE static uint32_t pt_generate(const ws_item *it, pt_frame *f, const pt_a
 }
 
 /* intersect: closest hit (prims, then the BVH); the material kind picks the
- * shading queue */
-WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_args *a) {
+ * shading queue. A stepped continuation (kernel.h): the BVH walk resumes a
+ * leaf at a time, so on CUDA the lanes whose rays finish early (a miss, a
+ * near wall) take new rays while the long walks go on; the megakernel has
+ * no such choice, its lanes hold whole paths. PT_INTERSECT_STEPS=0 builds
+ * the one-call form, for comparison (docs/decisions.md). */
+#ifndef PT_INTERSECT_STEPS
+#define PT_INTERSECT_STEPS 1
+#endif
+WS_DEVICE static void pt_intersect_begin(const ws_item *it, const pt_frame *f, const pt_args *a,
+                                         pt_closest_walk *c) {
+  (void)it;
+  pt_closest_begin(pt_scene_of(a), f->org, f->dir, PT_INF, PT_NO_HIT, c);
+}
+WS_DEVICE static int pt_intersect_step(pt_closest_walk *c, const pt_args *a) {
+  return pt_bvh_hit_step(pt_scene_of(a), &c->w);
+}
+WS_DEVICE static uint32_t pt_intersect_end(const ws_item *it, pt_frame *f, const pt_args *a,
+                                           pt_closest_walk *c) {
   (void)it;
   const pt_scene *sc = pt_scene_of(a);
   float t, bu = 0.0f, bv = 0.0f;
-  f->hit_prim = pt_closest(sc, f->org, f->dir, PT_INF, PT_NO_HIT, &t, &bu, &bv);
+  f->hit_prim = pt_closest_end(c, &t, &bu, &bv);
   f->hit_t = t;
   f->hit_u = bu;
   f->hit_v = bv;
@@ -613,6 +629,18 @@ WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_
     return PT_SHADE_EMISSIVE;
   }
 }
+#if PT_INTERSECT_STEPS
+WS_CONTINUATION_STEPS(pt_intersect, pt_frame, pt_args, PT_INTERSECT, pt_closest_walk,
+                      pt_intersect_begin, pt_intersect_step, pt_intersect_end)
+#else
+WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_args *a) {
+  pt_closest_walk c;
+  pt_intersect_begin(it, f, a, &c);
+  while (pt_intersect_step(&c, a)) {
+  }
+  return pt_intersect_end(it, f, a, &c);
+}
+#endif
 
 /* Cosine-weighted direction around n from (u1, u2); *cz = its cosine. */
 WS_DEVICE static inline pt_vec3 pt_cosine_dir(pt_vec3 n, float u1, float u2, float *cz) {

@@ -170,55 +170,95 @@ WS_DEVICE static inline int pt_bvh_pop(const pt_bvh_node *nodes, const uint32_t 
   return 0;
 }
 
-/* Closest triangle hit in (tmin, *tbest) through the BVH; updates *tbest,
- * *bu, *bv and returns the triangle index, or PT_NONE. Near child first (the
- * far one waits on the stack, at most one entry per level:
- * PT_BVH_MAX_DEPTH). Shape (Aila and Laine's while-while): an inner loop
- * descends through inner nodes until the ray reaches a leaf, then the
- * leaf's triangles; a ray visits exactly the nodes and triangles, in the
- * order, of one-node-per-step traversal, so every backend finds the same
- * hit. Measured on the H200 (engine scene, 1080p, docs/decisions.md): the
- * closest-hit continuation 8.54 -> 7.44 ms, but any-hit shadow rays 4.18 ->
- * 6.05 ms, so pt_bvh_any keeps the one-node-per-step shape. */
-WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r, float tmin,
-                                            float *tbest, float *bu, float *bv) {
+/* Closest triangle hit in (tmin, tbest) through the BVH, as a walk that
+ * resumes one leaf at a time, so that a stepped continuation (kernel.h) can
+ * refill the lanes whose walks end early: pt_bvh_hit_begin, then
+ * pt_bvh_hit_step until it returns 0; w->best is then the triangle index or
+ * PT_NONE, w->tbest its distance and w->bu, w->bv the barycentric weights of
+ * b and c. Near child first (the far one waits on the stack, at most one
+ * entry per level: PT_BVH_MAX_DEPTH). Shape (Aila and Laine's while-while):
+ * each step descends through inner nodes until the ray reaches a leaf, then
+ * tests the leaf's triangles; a ray visits exactly the nodes and triangles,
+ * in the order, of one-node-per-step traversal, so every backend finds the
+ * same hit. Measured on the H200 (engine scene, 1080p, docs/decisions.md):
+ * the closest-hit continuation 8.54 -> 7.44 ms, but any-hit shadow rays 4.18
+ * -> 6.05 ms, so pt_bvh_any keeps the one-node-per-step shape. */
+typedef struct pt_bvh_walk {
+  pt_ray r;
+  float tmin, tbest, bu, bv;
+  uint32_t best, node, sp, live;
+  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
+} pt_bvh_walk;
+
+WS_DEVICE static inline void pt_bvh_hit_begin(const pt_scene *sc, const pt_ray *r, float tmin,
+                                              float tbest, pt_bvh_walk *w) {
+  w->r = *r;
+  w->tmin = tmin;
+  w->tbest = tbest;
+  w->bu = 0.0f;
+  w->bv = 0.0f;
+  w->best = PT_NONE;
+  w->node = 0u;
+  w->sp = 0u;
+  w->live = pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tbest) < PT_INF;
+}
+
+WS_DEVICE static inline int pt_bvh_hit_step(const pt_scene *sc, pt_bvh_walk *w) {
   const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
   const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
-  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
-  uint32_t sp = 0u, best = PT_NONE, node = 0u;
-  if (pt_box_hit(&nodes[0], r, tmin, *tbest) >= PT_INF)
-    return PT_NONE;
-  for (;;) {
-    for (;;) { /* inner nodes down to a leaf */
-      const pt_bvh_node *n = &nodes[node];
-      if (n->count != 0u)
-        break;
-      const uint32_t l = n->first, rr = n->first + 1u;
-      const float tl = pt_box_hit(&nodes[l], r, tmin, *tbest);
-      const float tr = pt_box_hit(&nodes[rr], r, tmin, *tbest);
-      if (tl < PT_INF && tr < PT_INF) {
-        node = tl <= tr ? l : rr;
-        stack[sp++] = tl <= tr ? rr : l;
-      } else if (tl < PT_INF || tr < PT_INF) {
-        node = tl < PT_INF ? l : rr;
-      } else if (!pt_bvh_pop(nodes, stack, &sp, r, tmin, *tbest, &node)) {
-        return best;
-      }
-    }
+  if (!w->live)
+    return 0;
+  uint32_t node = w->node;
+  for (;;) { /* inner nodes down to a leaf */
     const pt_bvh_node *n = &nodes[node];
-    for (uint32_t i = n->first; i < n->first + n->count; ++i) {
-      float u = 0.0f, v = 0.0f;
-      const float t = pt_tri_hit(&tris[i], r, tmin, *tbest, &u, &v);
-      if (t < *tbest) {
-        *tbest = t;
-        *bu = u;
-        *bv = v;
-        best = i;
-      }
+    if (n->count != 0u)
+      break;
+    const uint32_t l = n->first, rr = n->first + 1u;
+    const float tl = pt_box_hit(&nodes[l], &w->r, w->tmin, w->tbest);
+    const float tr = pt_box_hit(&nodes[rr], &w->r, w->tmin, w->tbest);
+    if (tl < PT_INF && tr < PT_INF) {
+      node = tl <= tr ? l : rr;
+      w->stack[w->sp++] = tl <= tr ? rr : l;
+    } else if (tl < PT_INF || tr < PT_INF) {
+      node = tl < PT_INF ? l : rr;
+    } else if (!pt_bvh_pop(nodes, w->stack, &w->sp, &w->r, w->tmin, w->tbest, &node)) {
+      w->live = 0u;
+      return 0;
     }
-    if (!pt_bvh_pop(nodes, stack, &sp, r, tmin, *tbest, &node))
-      return best;
   }
+  const pt_bvh_node *n = &nodes[node];
+  for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+    float u = 0.0f, v = 0.0f;
+    const float t = pt_tri_hit(&tris[i], &w->r, w->tmin, w->tbest, &u, &v);
+    if (t < w->tbest) {
+      w->tbest = t;
+      w->bu = u;
+      w->bv = v;
+      w->best = i;
+    }
+  }
+  if (!pt_bvh_pop(nodes, w->stack, &w->sp, &w->r, w->tmin, w->tbest, &node)) {
+    w->live = 0u;
+    return 0;
+  }
+  w->node = node;
+  return 1;
+}
+
+/* The whole walk: the closest triangle hit in (tmin, *tbest), which it
+ * lowers; *bu, *bv on a hit; the triangle index or PT_NONE. */
+WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r, float tmin,
+                                            float *tbest, float *bu, float *bv) {
+  pt_bvh_walk w;
+  pt_bvh_hit_begin(sc, r, tmin, *tbest, &w);
+  while (pt_bvh_hit_step(sc, &w)) {
+  }
+  *tbest = w.tbest;
+  if (w.best != PT_NONE) {
+    *bu = w.bu;
+    *bv = w.bv;
+  }
+  return w.best;
 }
 
 /* Whether any triangle is hit in (tmin, tmax): the first hit found ends the
@@ -258,10 +298,18 @@ WS_DEVICE static inline int pt_bvh_any(const pt_scene *sc, const pt_ray *r, floa
 }
 
 /* Closest hit over the scene: prims (skipping prim `skip`; PT_NO_HIT: none)
- * in order, then triangles through the BVH. Returns the prim index, PT_TRI_BIT
- * | triangle, or PT_NO_HIT; *bu, *bv are set on a triangle hit. */
-WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
-                                            uint32_t skip, float *t_out, float *bu, float *bv) {
+ * in order, then triangles through the BVH walk, in three parts for a
+ * stepped continuation: pt_closest_begin (the prims, the walk's start),
+ * pt_bvh_hit_step on w until 0, pt_closest_end: the prim index, PT_TRI_BIT |
+ * triangle, or PT_NO_HIT; *bu, *bv are set on a triangle hit.
+ * pt_closest is the three in a row. */
+typedef struct pt_closest_walk {
+  pt_bvh_walk w;
+  uint32_t prim; /* closest prim, or PT_NO_HIT */
+} pt_closest_walk;
+
+WS_DEVICE static inline void pt_closest_begin(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
+                                              uint32_t skip, pt_closest_walk *c) {
   const pt_prim *prims = WS_PTR(const pt_prim, sc->prims);
   uint32_t best = PT_NO_HIT;
   float bt = tmax;
@@ -274,14 +322,34 @@ WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_ve
       best = i;
     }
   }
+  c->prim = best;
   if (sc->tri_count != 0u) {
     const pt_ray r = pt_ray_make(o, d);
-    const uint32_t tri = pt_bvh_hit(sc, &r, PT_EPS, &bt, bu, bv);
-    if (tri != PT_NONE)
-      best = PT_TRI_BIT | tri;
+    pt_bvh_hit_begin(sc, &r, PT_EPS, bt, &c->w);
+  } else { /* no walk: what it leaves when it finds nothing */
+    c->w.tbest = bt;
+    c->w.best = PT_NONE;
+    c->w.live = 0u;
   }
-  *t_out = bt;
-  return best;
+}
+
+WS_DEVICE static inline uint32_t pt_closest_end(const pt_closest_walk *c, float *t_out, float *bu,
+                                                float *bv) {
+  *t_out = c->w.tbest;
+  if (c->w.best == PT_NONE)
+    return c->prim;
+  *bu = c->w.bu;
+  *bv = c->w.bv;
+  return PT_TRI_BIT | c->w.best;
+}
+
+WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
+                                            uint32_t skip, float *t_out, float *bu, float *bv) {
+  pt_closest_walk c;
+  pt_closest_begin(sc, o, d, tmax, skip, &c);
+  while (pt_bvh_hit_step(sc, &c.w)) {
+  }
+  return pt_closest_end(&c, t_out, bu, bv);
 }
 
 /* Whether any triangle lies on the segment (PT_EPS, tmax). */

@@ -401,6 +401,19 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
  * returns the index (1..K) of the continuation to suspend to, or
  * WS_TERMINATE. CONTS is an X-macro list X(index, fn) in index order 1..K;
  * indices are unsigned constants (`#define DEMO_MIX 1u` or `const uint`). */
+/* A stepped continuation (kernel.h "stepped continuations"):
+ * `void begin(ws_item, frame_t, args_t, out state_t)`, `bool step(inout
+ * state_t, args_t)` (true: call again), `uint end(ws_item, inout frame_t,
+ * args_t, state_t)`. Here fn is the loop begin, steps, end, as on the CPU;
+ * the lane refill is CUDA's. */
+#define WS_CONTINUATION_STEPS(fn, tframe, targs, src, tstate, begin, step, end)            \
+  uint fn(ws_item it_, inout tframe f_, targs a_) {                                        \
+    tstate s_;                                                                             \
+    begin(it_, f_, a_, s_);                                                                \
+    while (step(s_, a_)) {                                                                 \
+    }                                                                                      \
+    return end(it_, f_, a_, s_);                                                           \
+  }
 #define WS_CORO_CASE_(idx, fn)                                                             \
   case (idx):                                                                              \
     next_ = fn(it_, f_, a_);                                                               \

@@ -127,6 +127,70 @@ template <class Tag, uint32_t S> struct ws_max_registers_ {
 #define WS_KERNEL_MAX_REGISTERS(name, regs)
 #endif
 
+/* ---- stepped continuations ----
+ * A continuation whose work is a loop of uneven length (a BVH traversal, a
+ * root finder, a random walk) keeps a warp busy until its longest frame is
+ * done, with the other lanes idle. WS_CONTINUATION_STEPS(fn, frame_type,
+ * args_type, src, state_type, begin, step, end) defines continuation
+ * function `fn` (index `src` >= 1) from three parts:
+ *   void begin(const ws_item *, const frame_type *, const args_type *, state_type *)
+ *   int step(state_type *, const args_type *)      nonzero: not done, call again
+ *   uint32_t end(const ws_item *, frame_type *, const args_type *, state_type *)
+ * (end returns the next continuation, as a continuation does). fn runs
+ * begin, step until it returns 0, end: that is what the CPU, the megakernel,
+ * the tail and HIP run. On CUDA the launches of continuation src run its
+ * frames through the steps with lane refill: when at least WS_STEPS_REFILL
+ * lanes of a warp are done (or all are), they begin new frames of the block's
+ * share of the launch together, so the warp's lanes stay busy until the
+ * share runs out ("replacing terminated rays", Aila and Laine 2009). A frame
+ * does not stay in registers through its steps: it is read for begin and
+ * read again for end, so begin must not change it (its parameter is const).
+ * Each frame runs begin, the same steps and end as fn would, so the results
+ * are fn's; only the order in which frames finish differs, as it does
+ * between any two launches. GLSL has the same macro (kernel.glsl), a loop. */
+#ifndef WS_STEPS_REFILL
+#define WS_STEPS_REFILL 8
+#endif
+#define WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)           \
+  WS_DEVICE static uint32_t fn(const ws_item *it_, frame_type *f_, const args_type *a_) { \
+    state_type s_;                                                                      \
+    begin(it_, f_, a_, &s_);                                                            \
+    while (step(&s_, a_)) {                                                             \
+    }                                                                                   \
+    return end(it_, f_, a_, &s_);                                                       \
+  }
+#if WS_KERNEL_GPU
+template <class Frame, uint32_t S> struct ws_steps_ {
+  static constexpr bool on = false;
+};
+#endif
+#if WS_KERNEL_GPU && !defined(__HIPCC__)
+#define WS_CONTINUATION_STEPS(fn, frame_type, args_type, src, state_type, begin, step, end) \
+  WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)                 \
+  static_assert((src) >= 1, "WS_CONTINUATION_STEPS: the entry (0) cannot be stepped");  \
+  template <> struct ws_steps_<frame_type, (uint32_t)(src)> {                           \
+    static constexpr bool on = true;                                                    \
+    typedef state_type state;                                                           \
+    __device__ __forceinline__ static void b(const ws_item *i, const frame_type *f,     \
+                                             const args_type *a, state_type *s) {       \
+      begin(i, f, a, s);                                                                \
+    }                                                                                   \
+    __device__ __forceinline__ static int st(state_type *s, const args_type *a) {       \
+      return step(s, a);                                                                \
+    }                                                                                   \
+    __device__ __forceinline__ static uint32_t e(const ws_item *i, frame_type *f,       \
+                                                 const args_type *a, state_type *s) {   \
+      return end(i, f, a, s);                                                           \
+    }                                                                                   \
+  };
+#else
+/** Defines continuation `fn` (index src >= 1 of the coroutine whose frame is
+ * frame_type) as begin, steps, end; CUDA runs its launches with lane refill
+ * (see "stepped continuations" above). Before the WS_COROUTINE that lists fn. */
+#define WS_CONTINUATION_STEPS(fn, frame_type, args_type, src, state_type, begin, step, end) \
+  WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)
+#endif
+
 /* ---- atomics (relaxed; kernels that need ordering across launches get it
  * from stream order, never from fences inside a launch) ---- */
 #if WS_KERNEL_GPU
@@ -401,21 +465,22 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   }                                                                                     \
   /* Frame i of a launch driven by a device loop: slot and id from the plan    \
    * the loop wrote this iteration (launch.h ws_launch_plan). */                \
-  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_dev_at(const ws_launch *p, uint32_t src, \
-                                                       const ws_launch_plan *pl, uint32_t i) { \
+  WS_DEVICE WS_FORCEINLINE_ static uint32_t co##_ws_dev_slot(const ws_launch *p, uint32_t src, \
+                                                             const ws_launch_plan *pl, uint32_t i) { \
     const uint32_t *sl = WS_PTR(const uint32_t, p->slots);                              \
-    uint32_t slot;                                                                      \
     if (pl->action == WS_PLAN_RESUME_ALL) {                                             \
       /* all-queues: queue src's slots follow queues 1..src-1 in the sorted list */     \
       const uint32_t *c = WS_PTR(const uint32_t, p->counts);                            \
       uint32_t off = 0;                                                                 \
       for (uint32_t t = 1; t < src; ++t)                                                \
         off += c[t];                                                                    \
-      slot = sl[off + i];                                                               \
-    } else {                                                                            \
-      slot = pl->use_slots ? sl[pl->slot_offset + i] : pl->slot_base + i;               \
+      return sl[off + i];                                                               \
     }                                                                                   \
-    co##_ws_run(p, src, slot, pl->first_id + i);                                        \
+    return pl->use_slots ? sl[pl->slot_offset + i] : pl->slot_base + i;                 \
+  }                                                                                     \
+  WS_DEVICE WS_FORCEINLINE_ static void co##_ws_dev_at(const ws_launch *p, uint32_t src, \
+                                                       const ws_launch_plan *pl, uint32_t i) { \
+    co##_ws_run(p, src, co##_ws_dev_slot(p, src, pl, i), pl->first_id + i);             \
   }                                                                                     \
   /* Frames a device-driven launch of continuation src runs: the plan's count, \
    * or under the all-queues policy the queue's own count; 0 when the plan    \
@@ -477,6 +542,7 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
 #define WS_COROUTINE(co, tframe, targs, entry_fn, CONTS)                                \
   WS_CORO_RESUME_(co, tframe, targs, entry_fn, CONTS)                                   \
   WS_CORO_RUN_(co, tframe, targs)                                                       \
+  typedef targs co##_ws_args_t_;                                                        \
   /* The megakernel counts each item's continuation runs (the entry's too)    \
    * against `limit`: an item that would run more stops and is counted, so a  \
    * coroutine that resumes itself forever cannot hang the launch. */          \
@@ -623,12 +689,29 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     }
 }
 #else
+/* This thread's rank among the threads of its block whose flag m is set
+ * (in thread order), and the block's count of them in *total. The whole
+ * block calls it, and passes a __syncthreads() before calling it again. */
+__device__ static inline uint32_t ws_block_rank_(bool m, uint32_t *total) {
+  __shared__ uint32_t ws_rank_w_[32];
+  const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned bal = __ballot_sync(0xffffffffu, m);
+  if (lane == 0)
+    ws_rank_w_[warp] = (uint32_t)__popc(bal);
+  __syncthreads();
+  uint32_t before = 0, t = 0;
+  for (uint32_t w = 0; w < (blockDim.x + 31u) / 32u; ++w) {
+    before += w < warp ? ws_rank_w_[w] : 0u;
+    t += ws_rank_w_[w];
+  }
+  *total = t;
+  return before + (uint32_t)__popc(bal & ((1u << lane) - 1u));
+}
 template <class F>
 __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&match_and_run) {
   extern __shared__ uint32_t ws_scan_q_[];
-  __shared__ uint32_t ws_scan_w_[32];
   __shared__ uint32_t ws_scan_n_, ws_scan_ran_;
-  const uint32_t tid = threadIdx.x, B = blockDim.x, lane = tid & 31u, warp = tid >> 5;
+  const uint32_t tid = threadIdx.x, B = blockDim.x;
   if (tid == 0) {
     ws_scan_n_ = 0;
     ws_scan_ran_ = 0;
@@ -637,18 +720,11 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
   for (uint64_t base = (uint64_t)blockIdx.x * B; base < scan; base += (uint64_t)gridDim.x * B) {
     const uint32_t slot = (uint32_t)(base + tid);
     const bool m = match_and_run(slot, false);
-    const unsigned bal = __ballot_sync(0xffffffffu, m);
-    if (lane == 0)
-      ws_scan_w_[warp] = (uint32_t)__popc(bal);
-    __syncthreads();
-    uint32_t before = 0, total = 0;
-    for (uint32_t w = 0; w < (B + 31u) / 32u; ++w) {
-      before += w < warp ? ws_scan_w_[w] : 0u;
-      total += ws_scan_w_[w];
-    }
+    uint32_t total;
+    const uint32_t rank = ws_block_rank_(m, &total);
     const uint32_t n0 = ws_scan_n_;
     if (m)
-      ws_scan_q_[n0 + before + (uint32_t)__popc(bal & ((1u << lane) - 1u))] = slot;
+      ws_scan_q_[n0 + rank] = slot;
     __syncthreads();
     const uint32_t n = n0 + total;
     if (tid == 0)
@@ -670,6 +746,161 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     atomicAdd(ran, ws_scan_ran_);
 }
 #endif
+/* A block's share of indices [0, n) for a stepped continuation: the tiles of
+ * blockDim indices the grid strides over (tile t is block t mod gridDim's),
+ * so a grid of resident blocks gives each block many frames to refill its
+ * warps from. ws_block_share_: how many; ws_block_index_: the k-th, in tile
+ * order (also where the scan keeps the k-th frame it found: below every
+ * slot the block scanned, so it never writes past the scanned range). */
+__device__ static inline uint32_t ws_block_share_(uint32_t n) {
+  const uint64_t B = blockDim.x, G = gridDim.x, b = blockIdx.x;
+  const uint64_t tiles = ((uint64_t)n + B - 1u) / B;
+  if (tiles <= b)
+    return 0u;
+  const uint64_t mine = (tiles - 1u - b) / G + 1u, last = b + (mine - 1u) * G;
+  const uint64_t rest = (uint64_t)n - last * B;
+  return (uint32_t)((mine - 1u) * B + (rest < B ? rest : B));
+}
+__device__ static inline uint32_t ws_block_index_(uint32_t k) {
+  return (uint32_t)(((uint64_t)blockIdx.x + (uint64_t)(k / blockDim.x) * gridDim.x) * blockDim.x +
+                    k % blockDim.x);
+}
+#if defined(__HIPCC__)
+template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, uint32_t, size_t) {
+  return grid;
+}
+/* HIP has no stepped continuations (ws_steps_ is never on there): the same
+ * frames, one per thread, as every other launch on HIP. */
+#define WS_CORO_STEPS_(co, tframe)                                                      \
+  template <uint32_t SRC_, class SlotOf_>                                               \
+  __device__ static void co##_ws_steps_(const ws_launch &a_, uint32_t nb_, SlotOf_ slot_of_) { \
+    for (uint32_t k_ = threadIdx.x; k_ < nb_; k_ += blockDim.x)                         \
+      co##_ws_run(&a_, SRC_, slot_of_(k_), 0);                                          \
+  }                                                                                     \
+  template <uint32_t SRC_>                                                              \
+  __device__ static void co##_ws_steps_scan_(const ws_launch &a_, uint32_t scan_) {     \
+    ws_scan_run_(scan_, &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
+                 [&](uint32_t slot, bool run) -> bool {                                 \
+      if (run)                                                                          \
+        co##_ws_run(&a_, SRC_, slot, 0);                                                \
+      return !run && co##_ws_scan_match(&a_, SRC_, slot, scan_);                        \
+    });                                                                                 \
+  }
+#else
+/* A stepped continuation's host-driven launch: at most the blocks the device
+ * holds at once, so that each block has a share of many frames to refill its
+ * warps from (a larger grid is still correct: the shares only shrink). */
+template <class K>
+static inline uint32_t ws_resident_grid_(K kernel, uint32_t grid, uint32_t block, size_t smem) {
+  int dev = 0, sms = 0, per_sm = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block, smem) !=
+          cudaSuccess)
+    return grid; /* the launch itself reports a broken context */
+  const uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
+  return grid < cap ? grid : (uint32_t)cap;
+}
+#define WS_CORO_STEPS_(co, tframe)                                                      \
+  /* A stepped continuation's frames k < nb_ of this block's share (slot_of_(k)) \
+   * through begin, steps and end, with lane refill (kernel.h "stepped        \
+   * continuations"). The block takes frames from its share in order through  \
+   * a cursor in shared memory, a warp's idle lanes together; the loop is     \
+   * warp-uniform (its ballots name all 32 lanes; blockDim is a multiple of   \
+   * 32, as for scan mode). */                                                  \
+  template <uint32_t SRC_, class SlotOf_>                                               \
+  __device__ __forceinline__ static void co##_ws_steps_(const ws_launch &a_, uint32_t nb_, \
+                                                        SlotOf_ slot_of_) {             \
+    typedef ws_steps_<tframe, SRC_> S_;                                                 \
+    __shared__ uint32_t cur_;                                                           \
+    if (threadIdx.x == 0)                                                               \
+      cur_ = 0;                                                                         \
+    __syncthreads();                                                                    \
+    const uint32_t lane_ = threadIdx.x & 31u;                                           \
+    const co##_ws_args_t_ *args_ = WS_PTR(const co##_ws_args_t_, a_.args);              \
+    const uint32_t *ids_ = WS_PTR(const uint32_t, a_.ids);                              \
+    uint32_t *tokens_ = WS_PTR(uint32_t, a_.tokens);                                    \
+    uint32_t *counts_ = WS_PTR(uint32_t, a_.counts);                                    \
+    typename S_::state s_;                                                              \
+    uint32_t slot_ = 0;                                                                 \
+    bool has_ = false, more_ = nb_ != 0u;                                               \
+    for (;;) {                                                                          \
+      const unsigned idle_ = __ballot_sync(0xffffffffu, !has_);                         \
+      if (more_ && (idle_ == 0xffffffffu || __popc(idle_) >= (WS_STEPS_REFILL))) {      \
+        const int lead_ = __ffs((int)idle_) - 1;                                        \
+        uint32_t base_ = 0;                                                             \
+        if ((int)lane_ == lead_)                                                        \
+          base_ = atomicAdd(&cur_, (uint32_t)__popc(idle_));                            \
+        base_ = __shfl_sync(0xffffffffu, base_, lead_);                                 \
+        more_ = (uint64_t)base_ + (uint32_t)__popc(idle_) < nb_;                        \
+        const uint32_t k_ = base_ + (uint32_t)__popc(idle_ & ((1u << lane_) - 1u));     \
+        if (!has_ && k_ < nb_) {                                                        \
+          slot_ = slot_of_(k_);                                                         \
+          tframe f_;                                                                    \
+          ws_item it_;                                                                  \
+          it_.id = ids_[slot_];                                                         \
+          tframe##_ws_load(&f_, &a_, slot_);                                            \
+          S_::b(&it_, &f_, args_, &s_);                                                 \
+          has_ = true;                                                                  \
+        }                                                                               \
+      }                                                                                 \
+      if (__ballot_sync(0xffffffffu, has_) == 0u) {                                     \
+        if (!more_)                                                                     \
+          break;                                                                        \
+        continue;                                                                       \
+      }                                                                                 \
+      if (has_ && !S_::st(&s_, args_)) {                                                \
+        /* the frame again (begin left it as it was), end, and what          \
+         * co_ws_run does after a resume */                                       \
+        tframe f_;                                                                      \
+        ws_item it_;                                                                    \
+        it_.id = ids_[slot_];                                                           \
+        tframe##_ws_load(&f_, &a_, slot_);                                              \
+        uint32_t next_ = S_::e(&it_, &f_, args_, &s_);                                  \
+        if (next_ > (uint32_t)co##_ws_K || next_ > a_.continuation_count) {             \
+          ws_atomic_add_u32(&counts_[WS_COUNTS_BAD(a_.continuation_count)], 1u);        \
+          next_ = WS_TERMINATE;                                                         \
+        }                                                                               \
+        if (next_ != WS_TERMINATE)                                                      \
+          tframe##_ws_store(&f_, &a_, slot_);                                           \
+        tokens_[slot_] = next_;                                                         \
+        if (a_.flags & WS_LAUNCH_FUSED)                                                 \
+          ws_fused_count_(counts_, SRC_, next_);                                        \
+        has_ = false;                                                                   \
+      }                                                                                 \
+    }                                                                                   \
+  }                                                                                     \
+  /* Scan mode for a stepped continuation: the block first finds its frames \
+   * (token SRC_ below scan_) and keeps them in the launch's slot list at    \
+   * ws_block_index_ order, then runs them with lane refill. */               \
+  template <uint32_t SRC_>                                                              \
+  __device__ __forceinline__ static void co##_ws_steps_scan_(const ws_launch &a_,      \
+                                                             uint32_t scan_) {          \
+    uint32_t *list_ = WS_PTR(uint32_t, a_.slots);                                       \
+    __shared__ uint32_t found_;                                                         \
+    if (threadIdx.x == 0)                                                               \
+      found_ = 0;                                                                       \
+    __syncthreads();                                                                    \
+    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < scan_;            \
+         base_ += (uint64_t)gridDim.x * blockDim.x) {                                   \
+      const uint32_t slot_ = (uint32_t)(base_ + threadIdx.x);                           \
+      const bool m_ = co##_ws_scan_match(&a_, SRC_, slot_, scan_);                      \
+      uint32_t total_;                                                                  \
+      const uint32_t r_ = ws_block_rank_(m_, &total_);                                  \
+      if (m_)                                                                           \
+        list_[ws_block_index_(found_ + r_)] = slot_;                                    \
+      __syncthreads();                                                                  \
+      if (threadIdx.x == 0)                                                             \
+        found_ += total_;                                                               \
+      __syncthreads();                                                                  \
+    }                                                                                   \
+    const uint32_t nb_ = found_;                                                        \
+    /* the frames this block runs, for the loop's check against the count */ \
+    if (threadIdx.x == 0 && nb_)                                                        \
+      atomicAdd(&WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], nb_); \
+    co##_ws_steps_<SRC_>(a_, nb_, [&](uint32_t k) { return list_[ws_block_index_(k)]; }); \
+  }
+#endif
 /* Continuation SRC's kernels: name<SRC>, or name##_capped<SRC> where a
  * register cap is set (the launch structs pick by ws_max_registers_) */
 #define WS_CORO_KERNELS_(tframe, name, params, call)                                    \
@@ -679,8 +910,23 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
     call;                                                                               \
   }
 #define WS_CORO_LAUNCHERS_(co, tframe)                                                  \
+  WS_CORO_STEPS_(co, tframe)                                                            \
+  template <uint32_t SRC_>                                                              \
   __device__ __forceinline__ static void co##_ws_step_body_(const ws_launch &a_,       \
-                                                           uint32_t n_, uint32_t src_) { \
+                                                           uint32_t n_) {               \
+    const uint32_t src_ = SRC_;                                                         \
+    if constexpr (ws_steps_<tframe, SRC_>::on) {                                        \
+      if (a_.flags & WS_LAUNCH_SCAN) {                                                  \
+        co##_ws_steps_scan_<SRC_>(a_, a_.slot_base);                                    \
+      } else {                                                                          \
+        const uint32_t *sl_ = WS_PTR(const uint32_t, a_.slots);                         \
+        co##_ws_steps_<SRC_>(a_, ws_block_share_(n_), [&](uint32_t k) {                  \
+          const uint32_t i_ = ws_block_index_(k);                                       \
+          return sl_ ? sl_[i_] : a_.slot_base + i_;                                     \
+        });                                                                             \
+      }                                                                                 \
+      return;                                                                           \
+    }                                                                                   \
     if (a_.flags & WS_LAUNCH_SCAN) {                                                    \
       ws_scan_run_(a_.slot_base,                                                        \
                    &WS_PTR(uint32_t, a_.counts)[WS_COUNTS_SCANNED(a_.continuation_count)], \
@@ -696,12 +942,24 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
       co##_ws_step_at(&a_, src_, i_);                                                   \
   }                                                                                     \
   WS_CORO_KERNELS_(tframe, co##_ws_step_gpu, (ws_launch a_, uint32_t n_),               \
-                   co##_ws_step_body_(a_, n_, SRC_))                                    \
+                   co##_ws_step_body_<SRC_>(a_, n_))                                    \
   /* the device-loop step of continuation src (a constant in each kernel) */      \
-  __device__ __forceinline__ static void co##_ws_dev_body_(const ws_launch &a_,        \
-                                                          uint32_t src_) {              \
+  template <uint32_t SRC_>                                                              \
+  __device__ __forceinline__ static void co##_ws_dev_body_(const ws_launch &a_) {      \
+    const uint32_t src_ = SRC_;                                                         \
     const ws_launch_plan pl_ = *WS_PTR(const ws_launch_plan, a_.plan);                  \
     const uint32_t n_ = co##_ws_dev_count(&a_, src_, &pl_);                             \
+    if constexpr (ws_steps_<tframe, SRC_>::on) {                                        \
+      if (n_ == 0)                                                                      \
+        return;                                                                         \
+      if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL)                      \
+        co##_ws_steps_scan_<SRC_>(a_, pl_.slot_base);                                   \
+      else                                                                              \
+        co##_ws_steps_<SRC_>(a_, ws_block_share_(n_), [&](uint32_t k) {                  \
+          return co##_ws_dev_slot(&a_, src_, &pl_, ws_block_index_(k));                 \
+        });                                                                             \
+      return;                                                                           \
+    }                                                                                   \
     if (pl_.use_slots == 2u && pl_.action != WS_PLAN_RESUME_ALL) {                      \
       if (n_ == 0)                                                                      \
         return;                                                                         \
@@ -718,7 +976,7 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
          i_ += gridDim.x * blockDim.x)                                                  \
       co##_ws_dev_at(&a_, src_, &pl_, i_);                                              \
   }                                                                                     \
-  WS_CORO_KERNELS_(tframe, co##_ws_dev_gpu, (ws_launch a_), co##_ws_dev_body_(a_, SRC_)) \
+  WS_CORO_KERNELS_(tframe, co##_ws_dev_gpu, (ws_launch a_), co##_ws_dev_body_<SRC_>(a_)) \
   /* the tail: the suspended frames packed into full warps block by block, so \
    * that few live frames among many slots do not run one per warp */           \
   __global__ void co##_ws_tail_gpu(ws_launch a_) {                                      \
@@ -746,10 +1004,16 @@ __device__ static inline void ws_scan_run_(uint32_t scan, uint32_t *ran, F &&mat
   template <uint32_t SRC_> struct co##_ws_step_k_ {                                     \
     static int run(const ws_launch *a, uint32_t n, uint32_t grid, uint32_t block,       \
                    WS_GPU_STREAM st) {                                                  \
-      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u)                           \
-        co##_ws_step_gpu_capped<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);     \
-      else                                                                              \
-        co##_ws_step_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a, n);            \
+      const size_t smem_ = 2u * block * 4u;                                             \
+      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u) {                         \
+        if constexpr (ws_steps_<tframe, SRC_>::on)                                      \
+          grid = ws_resident_grid_(co##_ws_step_gpu_capped<SRC_>, grid, block, smem_);  \
+        co##_ws_step_gpu_capped<SRC_><<<grid, block, smem_, st>>>(*a, n);               \
+      } else {                                                                          \
+        if constexpr (ws_steps_<tframe, SRC_>::on)                                      \
+          grid = ws_resident_grid_(co##_ws_step_gpu<SRC_>, grid, block, smem_);         \
+        co##_ws_step_gpu<SRC_><<<grid, block, smem_, st>>>(*a, n);                      \
+      }                                                                                 \
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \

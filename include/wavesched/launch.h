@@ -32,10 +32,11 @@ enum ws_layout_value {
 /** ws_launch.flags: the wrapper updates counts[] itself (fused accounting). */
 #define WS_LAUNCH_FUSED 1u
 /** ws_launch.flags: the launch selects its own frames: every slot below
- * slot_base (the scan bound) whose token is the continuation runs, with no
- * slot list. Only for a continuation (src >= 1) whose whole queue runs;
- * kernel.h's CPU and CUDA steps implement it (one kernel fewer per
- * iteration than gather + step). */
+ * slot_base (the scan bound) whose token is the continuation runs; slots
+ * is then scratch of capacity entries (a stepped continuation's CUDA launch
+ * keeps the frames it finds there, kernel.h). Only for a continuation
+ * (src >= 1) whose whole queue runs; kernel.h's CPU and CUDA steps implement
+ * it (one kernel fewer per iteration than gather + step). */
 #define WS_LAUNCH_SCAN 4u
 
 /** Launch record of a coroutine kernel (one continuation over `count` frames,
@@ -43,7 +44,8 @@ enum ws_layout_value {
  * the tail over the suspended frames below slot_base).
  *
  * Invariants the scheduler guarantees to the wrapper:
- *  - slot i of the launch is slots[i] when slots != 0, else slot_base + i,
+ *  - slot i of the launch is slots[i] when slots != 0, else slot_base + i
+ *    (scan mode: the launch finds its slots, see WS_LAUNCH_SCAN),
  *    and every such slot is < capacity and distinct within the launch;
  *  - src == 0 means "run the entry for item first_id + i";
  *  - counts has WS_COUNTS_WORDS(K) words: [1..K] queue counts, [K+1] the

@@ -269,9 +269,10 @@ static ws_status run_plan(ws_scheduler *s) {
     if ((st = dev->ops->queue_gather(dev, &q)) != WS_OK)
       return dev_fail(s, st, d->pass, p->gather_token ? "queue gather" : "free-slot gather");
   }
-  return launch(s, p->queue, p->count,
-                p->use_slots == 1 ? slots + 4u * p->slot_offset : 0, p->slot_base, p->first_id,
-                p->use_slots == 2);
+  /* scan mode passes the slot list too: a stepped continuation's launch
+   * keeps the frames it finds there (kernel.h) */
+  return launch(s, p->queue, p->count, p->use_slots ? slots + 4u * p->slot_offset : 0,
+                p->slot_base, p->first_id, p->use_slots == 2);
 }
 
 /* ---- one dispatch ---- */

@@ -29,4 +29,9 @@ WS_CONTINUATION_NAMES(t_bad_names, T_BAD_CONTINUATIONS)
 static const ws_coroutine_desc t_bad_coroutine = {
     "t_bad", &t_sched_modules, &t_bad_frame_ws_desc, sizeof(t_bad_args), 2, t_bad_names};
 
+WS_FRAME_DESC(t_steps_frame, T_STEPS_FIELDS)
+WS_CONTINUATION_NAMES(t_steps_names, T_STEPS_CONTINUATIONS)
+static const ws_coroutine_desc t_steps_coroutine = {
+    "t_steps", &t_sched_modules, &t_steps_frame_ws_desc, sizeof(t_steps_args), 2, t_steps_names};
+
 #endif

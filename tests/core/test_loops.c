@@ -11,6 +11,9 @@
  *                       with and without the tail
  *   sched_*             t_order / t_align / t_forkjoin: tie-breaks, refill
  *                       thresholds and the alignment list
+ *   steps[combo]        t_steps, a stepped continuation (lane refill on CUDA,
+ *                       with a pool larger than the device's resident threads):
+ *                       equal statistics, and every item's result checked
  *   aux_*               the fuzzer's coroutine with one or two ws_pool works
  *                       described to the device: forced drains, partial
  *                       admission, several works, verification, all layouts
@@ -208,6 +211,42 @@ static void test_sched(void **state) {
       if (variant != 2) /* completion ranks: the order of launches, exactly */
         same_bytes(out[0][0], out[1][0], 100 * 4, "completion ranks", ctx);
     }
+  }
+}
+
+/* ---- a stepped continuation (kernel.h "stepped continuations") ----
+ * On CUDA its launches run with lane refill, so the pool is made larger
+ * than the device's resident threads: each block's share is then many
+ * frames, and warps refill; elsewhere the continuation is one loop. Both
+ * loops must give the same statistics, and every item its result. */
+static void test_steps(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  const uint32_t R = wt_backend == WS_BACKEND_CUDA     ? 1u << 19
+                     : wt_backend == WS_BACKEND_VULKAN ? 1024u
+                                                       : 4096u;
+  const uint32_t N = 2u * R + 77u;
+  char ctx[200];
+  snprintf(ctx, sizeof ctx, "t_steps %s, R = %u, N = %u", c->name, R, N);
+  outcome o[2];
+  ws_buffer *out[2];
+  for (int k = 0; k < 2; ++k) {
+    out[k] = wt_buffer((size_t)N * 4);
+    t_steps_args a = {ws_buffer_address(out[k])};
+    const ws_scheduler_config lc = with_loop(wt_config(c, R), k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+    ws_scheduler *s = wt_scheduler(&t_steps_coroutine, &lc);
+    record(s, ws_scheduler_dispatch(s, N, &a, sizeof a), &o[k]);
+  }
+  same_outcome(&o[0], &o[1], ctx);
+  for (int k = 0; k < 2; ++k) {
+    uint32_t *r = wt_calloc(N, 4);
+    wt_read(out[k], r, (size_t)N * 4);
+    uint32_t bad = 0, first = N;
+    for (uint32_t i = 0; i < N; ++i)
+      if (r[i] != t_steps_result(i) && bad++ == 0)
+        first = i;
+    WT_CHECK(bad == 0, "%s, %s loop: %u of %u items have a wrong result (first: item %u, %u, expected %u)",
+             ctx, k ? "device" : "host", bad, N, first, first < N ? r[first] : 0u,
+             first < N ? t_steps_result(first) : 0u);
   }
 }
 
@@ -540,6 +579,7 @@ int main(int argc, char **argv) {
   ws_scheduler_destroy(s);
   wt_add_per_combo("basic", test_basic);
   wt_add_per_combo("sched", test_sched);
+  wt_add_per_combo("steps", test_steps);
   wt_add_per_combo("aux", test_aux);
   wt_add_per_combo("aux_append", test_aux_append);
   wt_add("interval", test_interval, NULL);

@@ -10,6 +10,9 @@
  *               host can replay the queue sizes at every admission.
  *   t_bad       misbehaving coroutine: "x" returns an index outside 1..K for
  *               one item (mode 0), or "spin" loops forever (mode 1).
+ *   t_steps     entry -> "walk" (a stepped continuation: a Collatz walk of
+ *               uneven length per step loop, 1 + id % 3 passes through a
+ *               self-loop) -> "done", which writes the item's result.
  */
 #ifndef WS_TESTS_T_SCHED_H
 #define WS_TESTS_T_SCHED_H
@@ -92,5 +95,38 @@ enum { T_BAD_X = 1, T_BAD_SPIN = 2, T_BAD_OUT_OF_RANGE = 7 };
 #define T_BAD_CONTINUATIONS(X)                                                                     \
   X(T_BAD_X, t_bad_x, "x")                                                                         \
   X(T_BAD_SPIN, t_bad_spin, "spin")
+
+/* ---- t_steps ---- */
+#define T_STEPS_FIELDS(X)                                                                          \
+  X(uint32_t, acc)                                                                                 \
+  X(uint32_t, pass)
+WS_FRAME(t_steps_frame, T_STEPS_FIELDS)
+typedef struct t_steps_args {
+  uint64_t out; /* uint32_t[N] */
+} t_steps_args;
+typedef struct t_steps_state {
+  uint32_t v, n;
+} t_steps_state;
+enum { T_STEPS_WALK = 1, T_STEPS_DONE = 2 };
+#define T_STEPS_CONTINUATIONS(X)                                                                   \
+  X(T_STEPS_WALK, t_steps_walk, "walk")                                                            \
+  X(T_STEPS_DONE, t_steps_done, "done")
+/* where item id's walk `pass` starts: 1..30011, whose Collatz walks take 0
+ * to a few hundred steps and stay below 2^32 */
+WS_HOST_DEVICE static inline uint32_t t_steps_start(uint32_t id, uint32_t pass) {
+  return (id * 2654435761u + pass * 40503u) % 30011u + 1u;
+}
+WS_HOST_DEVICE static inline uint32_t t_steps_next(uint32_t v) {
+  return (v & 1u) ? 3u * v + 1u : v >> 1;
+}
+WS_HOST_DEVICE static inline uint32_t t_steps_passes(uint32_t id) { return 1u + id % 3u; }
+/* what "done" writes: 4 x the steps of all passes + the passes */
+WS_HOST_DEVICE static inline uint32_t t_steps_result(uint32_t id) {
+  uint32_t acc = 0;
+  for (uint32_t p = 0; p < t_steps_passes(id); ++p)
+    for (uint32_t v = t_steps_start(id, p); v != 1u; v = t_steps_next(v))
+      ++acc;
+  return acc * 4u + t_steps_passes(id);
+}
 
 #endif

@@ -116,9 +116,49 @@ WS_DEVICE static uint32_t t_bad_spin(const ws_item *it, t_bad_frame *f, const t_
 }
 WS_COROUTINE(t_bad, t_bad_frame, t_bad_args, t_bad_entry, T_BAD_CONTINUATIONS)
 
+/* ---- t_steps ---- */
+WS_DEVICE static uint32_t t_steps_entry(const ws_item *it, t_steps_frame *f,
+                                        const t_steps_args *a) {
+  (void)it;
+  (void)a;
+  f->acc = 0;
+  f->pass = 0;
+  return T_STEPS_WALK;
+}
+WS_DEVICE static void t_steps_begin(const ws_item *it, const t_steps_frame *f,
+                                    const t_steps_args *a, t_steps_state *s) {
+  (void)a;
+  s->v = t_steps_start(it->id, f->pass);
+  s->n = 0;
+}
+WS_DEVICE static int t_steps_step(t_steps_state *s, const t_steps_args *a) {
+  (void)a;
+  if (s->v == 1u)
+    return 0;
+  s->v = t_steps_next(s->v);
+  s->n += 1u;
+  return 1;
+}
+WS_DEVICE static uint32_t t_steps_end(const ws_item *it, t_steps_frame *f, const t_steps_args *a,
+                                      t_steps_state *s) {
+  (void)a;
+  f->acc += s->n;
+  f->pass += 1u;
+  return f->pass < t_steps_passes(it->id) ? (uint32_t)T_STEPS_WALK : (uint32_t)T_STEPS_DONE;
+}
+WS_CONTINUATION_STEPS(t_steps_walk, t_steps_frame, t_steps_args, T_STEPS_WALK, t_steps_state,
+                      t_steps_begin, t_steps_step, t_steps_end)
+WS_DEVICE static uint32_t t_steps_done(const ws_item *it, t_steps_frame *f,
+                                       const t_steps_args *a) {
+  WS_PTR(uint32_t, a->out)[it->id] = f->acc * 4u + f->pass;
+  return WS_TERMINATE;
+}
+WS_COROUTINE(t_steps, t_steps_frame, t_steps_args, t_steps_entry, T_STEPS_CONTINUATIONS)
+
 WS_MODULE_BEGIN(t_sched)
 WS_MODULE_COROUTINE(t_order)
 WS_MODULE_COROUTINE(t_forkjoin)
 WS_MODULE_COROUTINE(t_align)
 WS_MODULE_COROUTINE(t_bad)
+WS_MODULE_COROUTINE(t_steps)
 WS_MODULE_END(t_sched)
