@@ -439,10 +439,19 @@ WS_DEVICE static uint32_t pt_sample_light(const pt_args *a, pt_shadow *s) {
 /* trace_shadow: the first occluder on the segment. None -> accumulate; a
  * thin pane -> attenuate, step past it, trace again (self-loop, at most
  * PT_MAX_SHADOW_STEPS times); anything else -> occluded, done. Triangles
- * are opaque to shadow rays: any one before the first prim occludes. */
-WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
+ * are opaque to shadow rays: any one before the first prim occludes. In
+ * three parts for the stepped stage kernel (kernel.h WS_KERNEL_STEPS):
+ * begin (the prims, the any-hit walk's start), pt_bvh_any_step until 0,
+ * end (the outcome); pt_trace_shadow is the three in a row. */
+typedef struct pt_shadow_walk {
+  pt_any_walk w;
+  uint32_t hit; /* the closest prim on the segment, or PT_NO_HIT */
+  float t;      /* its distance, or the segment's end */
+} pt_shadow_walk;
+
+WS_DEVICE static void pt_trace_shadow_begin(const pt_args *a, const pt_shadow *s,
+                                            pt_shadow_walk *sw) {
   const pt_scene *sc = pt_scene_of(a);
-  float t, bu, bv;
   const pt_prim *prims = pt_prims(sc);
   uint32_t hit = PT_NO_HIT;
   float bt = s->tmax;
@@ -455,10 +464,24 @@ WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
       hit = i;
     }
   }
-  t = bt;
-  (void)bu;
-  (void)bv;
-  if (pt_tri_occluded(sc, s->pos, s->wo, t)) {
+  sw->hit = hit;
+  sw->t = bt;
+  if (sc->tri_count != 0u) { /* pt_tri_occluded */
+    const pt_ray r = pt_ray_make(s->pos, s->wo);
+    pt_bvh_any_begin(sc, &r, PT_EPS, bt, &sw->w);
+  } else {
+    sw->w.hit = 0u;
+    sw->w.live = 0u;
+  }
+}
+
+WS_DEVICE static uint32_t pt_trace_shadow_end(const pt_args *a, pt_shadow *s,
+                                              const pt_shadow_walk *sw) {
+  const pt_scene *sc = pt_scene_of(a);
+  const pt_prim *prims = pt_prims(sc);
+  const uint32_t hit = sw->hit;
+  const float t = sw->t;
+  if (sw->w.hit) {
     pt_count(a, PT_CTR_OCCLUDED);
     return PT_STAGE_DONE;
   }
@@ -479,6 +502,14 @@ WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
   s->tmax -= t;
   s->steps += 1u;
   return PT_STAGE_TRACE_SHADOW;
+}
+
+WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
+  pt_shadow_walk sw;
+  pt_trace_shadow_begin(a, s, &sw);
+  while (pt_bvh_any_step(pt_scene_of(a), &sw.w)) {
+  }
+  return pt_trace_shadow_end(a, s, &sw);
 }
 
 /* accumulate: the contribution goes to this (item, bounce) slot — a plain
@@ -596,6 +627,10 @@ WS_DEVICE static uint32_t pt_generate(const ws_item *it, pt_frame *f, const pt_a
  * the one-call form, for comparison (docs/decisions.md). */
 #ifndef PT_INTERSECT_STEPS
 #define PT_INTERSECT_STEPS 1
+#endif
+/* the same for the shadow rays' stage kernel (below) */
+#ifndef PT_SHADOW_STEPS
+#define PT_SHADOW_STEPS 1
 #endif
 WS_DEVICE static void pt_intersect_begin(const ws_item *it, const pt_frame *f, const pt_args *a,
                                          pt_closest_walk *c) {
@@ -882,9 +917,41 @@ WS_DEVICE static inline void pt_stage_slot(const pt_stage_args *sa, uint32_t slo
 WS_KERNEL(pt_sample_light_kernel, pt_stage_args, i, sa) {
   pt_stage_slot(sa, i, PT_STAGE_SAMPLE_LIGHT);
 }
+/* The shadow rays' stage as a stepped kernel (kernel.h WS_KERNEL_STEPS): on
+ * CUDA the lanes whose slots are not in the stage, or whose rays end early,
+ * take other slots while the long any-hit walks go on. The same outcome per
+ * slot as pt_stage_slot: the payload is read for begin and again for end. */
+WS_DEVICE static int pt_trace_shadow_k_begin(uint32_t slot, const pt_stage_args *sa,
+                                             pt_shadow_walk *sw) {
+  if (!ws_pool_in_stage(&sa->pool, slot, PT_STAGE_TRACE_SHADOW))
+    return 0;
+  pt_trace_shadow_begin(WS_PTR(const pt_args, sa->args),
+                        (const pt_shadow *)ws_pool_payload(&sa->pool, slot), sw);
+  return 1;
+}
+WS_DEVICE static int pt_trace_shadow_k_step(pt_shadow_walk *sw, const pt_stage_args *sa) {
+  return pt_bvh_any_step(pt_scene_of(WS_PTR(const pt_args, sa->args)), &sw->w);
+}
+WS_DEVICE static void pt_trace_shadow_k_end(uint32_t slot, const pt_stage_args *sa,
+                                            pt_shadow_walk *sw) {
+  pt_shadow *stored = (pt_shadow *)ws_pool_payload(&sa->pool, slot);
+  pt_shadow s = *stored;
+  const uint32_t next = pt_trace_shadow_end(WS_PTR(const pt_args, sa->args), &s, sw);
+  if (next == PT_STAGE_DONE) {
+    ws_pool_release(&sa->pool, slot, PT_STAGE_TRACE_SHADOW);
+    return;
+  }
+  *stored = s;
+  ws_pool_move(&sa->pool, slot, PT_STAGE_TRACE_SHADOW, next);
+}
+#if PT_SHADOW_STEPS
+WS_KERNEL_STEPS(pt_trace_shadow_kernel, pt_stage_args, pt_shadow_walk, pt_trace_shadow_k_begin,
+                pt_trace_shadow_k_step, pt_trace_shadow_k_end)
+#else
 WS_KERNEL(pt_trace_shadow_kernel, pt_stage_args, i, sa) {
   pt_stage_slot(sa, i, PT_STAGE_TRACE_SHADOW);
 }
+#endif
 WS_KERNEL(pt_accumulate_kernel, pt_stage_args, i, sa) {
   pt_stage_slot(sa, i, PT_STAGE_ACCUMULATE);
 }

@@ -262,39 +262,70 @@ WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r,
 }
 
 /* Whether any triangle is hit in (tmin, tmax): the first hit found ends the
- * traversal. One node per step (a leaf or an inner node), near child first. */
-WS_DEVICE static inline int pt_bvh_any(const pt_scene *sc, const pt_ray *r, float tmin, float tmax) {
+ * walk. One node per step (a leaf or an inner node), near child first, as a
+ * walk that resumes a node at a time (pt_bvh_any_begin, pt_bvh_any_step
+ * until 0; w->hit is the answer) for a stepped kernel, or pt_bvh_any in
+ * one call. */
+typedef struct pt_any_walk {
+  pt_ray r;
+  float tmin, tmax;
+  uint32_t node, sp, live, hit;
+  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
+} pt_any_walk;
+
+WS_DEVICE static inline void pt_bvh_any_begin(const pt_scene *sc, const pt_ray *r, float tmin,
+                                              float tmax, pt_any_walk *w) {
+  w->r = *r;
+  w->tmin = tmin;
+  w->tmax = tmax;
+  w->node = 0u;
+  w->sp = 0u;
+  w->hit = 0u;
+  w->live = pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tmax) < PT_INF;
+}
+
+WS_DEVICE static inline int pt_bvh_any_step(const pt_scene *sc, pt_any_walk *w) {
   const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
   const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
-  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
-  uint32_t sp = 0u, node = 0u;
-  if (pt_box_hit(&nodes[0], r, tmin, tmax) >= PT_INF)
+  if (!w->live)
     return 0;
-  for (;;) {
-    const pt_bvh_node *n = &nodes[node];
-    if (n->count != 0u) {
-      for (uint32_t i = n->first; i < n->first + n->count; ++i) {
-        float u = 0.0f, v = 0.0f;
-        if (pt_tri_hit(&tris[i], r, tmin, tmax, &u, &v) < tmax)
-          return 1;
-      }
-    } else {
-      const uint32_t l = n->first, rr = n->first + 1u;
-      const float tl = pt_box_hit(&nodes[l], r, tmin, tmax);
-      const float tr = pt_box_hit(&nodes[rr], r, tmin, tmax);
-      if (tl < PT_INF || tr < PT_INF) {
-        if (tl < PT_INF && tr < PT_INF) {
-          node = tl <= tr ? l : rr;
-          stack[sp++] = tl <= tr ? rr : l;
-        } else {
-          node = tl < PT_INF ? l : rr;
-        }
-        continue;
+  const pt_bvh_node *n = &nodes[w->node];
+  if (n->count != 0u) {
+    for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+      float u = 0.0f, v = 0.0f;
+      if (pt_tri_hit(&tris[i], &w->r, w->tmin, w->tmax, &u, &v) < w->tmax) {
+        w->hit = 1u;
+        w->live = 0u;
+        return 0;
       }
     }
-    if (!pt_bvh_pop(nodes, stack, &sp, r, tmin, tmax, &node))
-      return 0;
+  } else {
+    const uint32_t l = n->first, rr = n->first + 1u;
+    const float tl = pt_box_hit(&nodes[l], &w->r, w->tmin, w->tmax);
+    const float tr = pt_box_hit(&nodes[rr], &w->r, w->tmin, w->tmax);
+    if (tl < PT_INF || tr < PT_INF) {
+      if (tl < PT_INF && tr < PT_INF) {
+        w->node = tl <= tr ? l : rr;
+        w->stack[w->sp++] = tl <= tr ? rr : l;
+      } else {
+        w->node = tl < PT_INF ? l : rr;
+      }
+      return 1;
+    }
   }
+  if (!pt_bvh_pop(nodes, w->stack, &w->sp, &w->r, w->tmin, w->tmax, &w->node)) {
+    w->live = 0u;
+    return 0;
+  }
+  return 1;
+}
+
+WS_DEVICE static inline int pt_bvh_any(const pt_scene *sc, const pt_ray *r, float tmin, float tmax) {
+  pt_any_walk w;
+  pt_bvh_any_begin(sc, r, tmin, tmax, &w);
+  while (pt_bvh_any_step(sc, &w)) {
+  }
+  return (int)w.hit;
 }
 
 /* Closest hit over the scene: prims (skipping prim `skip`; PT_NO_HIT: none)

@@ -584,6 +584,29 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
   enum { name##_ws_args_size = sizeof(targs) };                                         \
   WS_DEVICE static void name##_ws_body(uint32_t ivar, const targs *avar)
 
+/** Defines plain kernel `name` over indices i < n in three parts (see
+ * "stepped continuations" above), for a per-index loop of uneven length:
+ *   int begin(uint32_t i, const targs *, tstate *)   0: nothing to do for i
+ *   int step(tstate *, const targs *)                nonzero: call again
+ *   void end(uint32_t i, const targs *, tstate *)
+ * Index i runs begin and, when it returns nonzero, step until 0, then end.
+ * CUDA runs the indices with lane refill (a grid of the blocks the device
+ * holds at once); elsewhere each index is that loop. Launch it as a
+ * WS_KERNEL, after WS_MODULE_KERNEL(name); WS_KERNEL_MAX_REGISTERS applies. */
+#define WS_KERNEL_STEPS(name, targs, tstate, begin, step, end)                          \
+  WS_DEVICE static inline void name##_ws_call(const targs *a_, uint32_t i_) {                  \
+    tstate s_;                                                                          \
+    if (begin(i_, a_, &s_)) {                                                           \
+      while (step(&s_, a_)) {                                                           \
+      }                                                                                 \
+      end(i_, a_, &s_);                                                                 \
+    }                                                                                   \
+  }                                                                                     \
+  WS_KERNEL_TAG_(name)                                                                  \
+  WS_STEPS_LAUNCHER_(name##_ws_launch, name##_ws_call, targs, tstate, begin, step, end, \
+                     name##_ws_tag_)                                                    \
+  enum { name##_ws_args_size = sizeof(targs) };
+
 /* ---- backend launchers: fn(const T *args, uint32_t i) over i < n ---- */
 #if WS_KERNEL_GPU
 /* Tag: the kernel's ws_max_registers_ tag (void: never capped) */
@@ -645,6 +668,7 @@ typedef struct ws_cpu_dev_args_ {
     (void)block;                                                                        \
     return ws_cpu_parallel_for(stream, n, args, lname##_range);                         \
   }
+#define WS_STEPS_LAUNCHER_(lname, fn, T, tstate, begin, step, end, Tag) WS_LAUNCHER_(lname, fn, T)
 #endif
 
 /* ---- coroutine step launchers ----
@@ -769,8 +793,10 @@ __device__ static inline uint32_t ws_block_index_(uint32_t k) {
 template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, uint32_t, size_t) {
   return grid;
 }
-/* HIP has no stepped continuations (ws_steps_ is never on there): the same
- * frames, one per thread, as every other launch on HIP. */
+/* HIP has no lane refill (ws_steps_ is never on there): stepped kernels and
+ * continuations run one index or frame per thread, as every launch on HIP. */
+#define WS_STEPS_LAUNCHER_(lname, fn, T, tstate, begin, step, end, Tag)                 \
+  WS_LAUNCHER_CAPPED_(lname, fn, T, Tag)
 #define WS_CORO_STEPS_(co, tframe)                                                      \
   template <uint32_t SRC_, class SlotOf_>                                               \
   __device__ static void co##_ws_steps_(const ws_launch &a_, uint32_t nb_, SlotOf_ slot_of_) { \
@@ -801,74 +827,127 @@ static inline uint32_t ws_resident_grid_(K kernel, uint32_t grid, uint32_t block
   const uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
   return grid < cap ? grid : (uint32_t)cap;
 }
+/* The lane-refill loop of stepped continuations and kernels: items k < nb of
+ * this block's share through begin(k, &state) (false: nothing to do for k),
+ * step(&state) until false, end(k, &state). The block takes items in order
+ * through a cursor in shared memory, a warp's idle lanes together (one
+ * shared atomic), once WS_STEPS_REFILL of them are idle or all are. The
+ * loop is warp-uniform: its ballots name all 32 lanes (blockDim is a
+ * multiple of 32, as scan mode needs too), and it ends when the share is
+ * taken and no lane has an item. */
+template <class State, class Begin, class Step, class End>
+__device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, Step step, End end) {
+  __shared__ uint32_t ws_refill_cur_;
+  if (threadIdx.x == 0)
+    ws_refill_cur_ = 0;
+  __syncthreads();
+  const uint32_t lane = threadIdx.x & 31u;
+  State s;
+  uint32_t k = 0;
+  bool has = false, more = nb != 0u;
+  for (;;) {
+    const unsigned idle = __ballot_sync(0xffffffffu, !has);
+    if (more && (idle == 0xffffffffu || __popc(idle) >= (WS_STEPS_REFILL))) {
+      const int lead = __ffs((int)idle) - 1;
+      uint32_t base = 0;
+      if ((int)lane == lead)
+        base = atomicAdd(&ws_refill_cur_, (uint32_t)__popc(idle));
+      base = __shfl_sync(0xffffffffu, base, lead);
+      more = (uint64_t)base + (uint32_t)__popc(idle) < nb;
+      const uint32_t mine = base + (uint32_t)__popc(idle & ((1u << lane) - 1u));
+      if (!has && mine < nb) {
+        k = mine;
+        has = begin(k, &s);
+      }
+    }
+    if (__ballot_sync(0xffffffffu, has) == 0u) {
+      if (!more)
+        break;
+      continue;
+    }
+    if (has && !step(&s)) {
+      end(k, &s);
+      has = false;
+    }
+  }
+}
+/* A stepped plain kernel (WS_KERNEL_STEPS): indices i < n through the block
+ * shares with lane refill; grids of the blocks the device holds at once. */
+#define WS_STEPS_LAUNCHER_(lname, fn, T, tstate, begin, step, end, Tag)                 \
+  __device__ __forceinline__ static void lname##_body_(const T &a_, uint32_t n_) {      \
+    ws_refill_run_<tstate>(                                                             \
+        ws_block_share_(n_),                                                            \
+        [&](uint32_t k_, tstate *s_) -> bool { return begin(ws_block_index_(k_), &a_, s_) != 0; }, \
+        [&](tstate *s_) -> bool { return step(s_, &a_) != 0; },                         \
+        [&](uint32_t k_, tstate *s_) { end(ws_block_index_(k_), &a_, s_); });           \
+  }                                                                                     \
+  __global__ void lname##_gpu(T a_, uint32_t n_) { lname##_body_(a_, n_); }             \
+  template <uint32_t N_> __global__ void WS_MAXNREG_(N_) lname##_capped_gpu(T a_, uint32_t n_) { \
+    lname##_body_(a_, n_);                                                              \
+  }                                                                                     \
+  template <uint32_t N_> struct lname##_k_ {                                            \
+    static void go(const T &a_, uint32_t n, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
+      if constexpr (N_ != 0u) {                                                         \
+        grid = ws_resident_grid_(lname##_capped_gpu<N_>, grid, block, 0);               \
+        lname##_capped_gpu<N_><<<grid, block, 0, st>>>(a_, n);                          \
+      } else {                                                                          \
+        grid = ws_resident_grid_(lname##_gpu, grid, block, 0);                          \
+        lname##_gpu<<<grid, block, 0, st>>>(a_, n);                                     \
+      }                                                                                 \
+    }                                                                                   \
+  };                                                                                    \
+  static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
+    if (n == 0)                                                                         \
+      return 0;                                                                         \
+    T a_;                                                                               \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    lname##_k_<ws_max_registers_<Tag, 0u>::n>::go(a_, n, (n + block - 1u) / block, block, \
+                                                 (WS_GPU_STREAM)stream);                \
+    return WS_GPU_LAST_ERROR();                                                         \
+  }
 #define WS_CORO_STEPS_(co, tframe)                                                      \
   /* A stepped continuation's frames k < nb_ of this block's share (slot_of_(k)) \
-   * through begin, steps and end, with lane refill (kernel.h "stepped        \
-   * continuations"). The block takes frames from its share in order through  \
-   * a cursor in shared memory, a warp's idle lanes together; the loop is     \
-   * warp-uniform (its ballots name all 32 lanes; blockDim is a multiple of   \
-   * 32, as for scan mode). */                                                  \
+   * through begin, steps and end with lane refill (kernel.h "stepped          \
+   * continuations"); the frame is read for begin and again for end. */        \
   template <uint32_t SRC_, class SlotOf_>                                               \
   __device__ __forceinline__ static void co##_ws_steps_(const ws_launch &a_, uint32_t nb_, \
                                                         SlotOf_ slot_of_) {             \
     typedef ws_steps_<tframe, SRC_> S_;                                                 \
-    __shared__ uint32_t cur_;                                                           \
-    if (threadIdx.x == 0)                                                               \
-      cur_ = 0;                                                                         \
-    __syncthreads();                                                                    \
-    const uint32_t lane_ = threadIdx.x & 31u;                                           \
     const co##_ws_args_t_ *args_ = WS_PTR(const co##_ws_args_t_, a_.args);              \
     const uint32_t *ids_ = WS_PTR(const uint32_t, a_.ids);                              \
     uint32_t *tokens_ = WS_PTR(uint32_t, a_.tokens);                                    \
     uint32_t *counts_ = WS_PTR(uint32_t, a_.counts);                                    \
-    typename S_::state s_;                                                              \
     uint32_t slot_ = 0;                                                                 \
-    bool has_ = false, more_ = nb_ != 0u;                                               \
-    for (;;) {                                                                          \
-      const unsigned idle_ = __ballot_sync(0xffffffffu, !has_);                         \
-      if (more_ && (idle_ == 0xffffffffu || __popc(idle_) >= (WS_STEPS_REFILL))) {      \
-        const int lead_ = __ffs((int)idle_) - 1;                                        \
-        uint32_t base_ = 0;                                                             \
-        if ((int)lane_ == lead_)                                                        \
-          base_ = atomicAdd(&cur_, (uint32_t)__popc(idle_));                            \
-        base_ = __shfl_sync(0xffffffffu, base_, lead_);                                 \
-        more_ = (uint64_t)base_ + (uint32_t)__popc(idle_) < nb_;                        \
-        const uint32_t k_ = base_ + (uint32_t)__popc(idle_ & ((1u << lane_) - 1u));     \
-        if (!has_ && k_ < nb_) {                                                        \
+    ws_refill_run_<typename S_::state>(                                                 \
+        nb_,                                                                            \
+        [&](uint32_t k_, typename S_::state *s_) -> bool {                              \
           slot_ = slot_of_(k_);                                                         \
           tframe f_;                                                                    \
           ws_item it_;                                                                  \
           it_.id = ids_[slot_];                                                         \
           tframe##_ws_load(&f_, &a_, slot_);                                            \
-          S_::b(&it_, &f_, args_, &s_);                                                 \
-          has_ = true;                                                                  \
-        }                                                                               \
-      }                                                                                 \
-      if (__ballot_sync(0xffffffffu, has_) == 0u) {                                     \
-        if (!more_)                                                                     \
-          break;                                                                        \
-        continue;                                                                       \
-      }                                                                                 \
-      if (has_ && !S_::st(&s_, args_)) {                                                \
-        /* the frame again (begin left it as it was), end, and what          \
-         * co_ws_run does after a resume */                                       \
-        tframe f_;                                                                      \
-        ws_item it_;                                                                    \
-        it_.id = ids_[slot_];                                                           \
-        tframe##_ws_load(&f_, &a_, slot_);                                              \
-        uint32_t next_ = S_::e(&it_, &f_, args_, &s_);                                  \
-        if (next_ > (uint32_t)co##_ws_K || next_ > a_.continuation_count) {             \
-          ws_atomic_add_u32(&counts_[WS_COUNTS_BAD(a_.continuation_count)], 1u);        \
-          next_ = WS_TERMINATE;                                                         \
-        }                                                                               \
-        if (next_ != WS_TERMINATE)                                                      \
-          tframe##_ws_store(&f_, &a_, slot_);                                           \
-        tokens_[slot_] = next_;                                                         \
-        if (a_.flags & WS_LAUNCH_FUSED)                                                 \
-          ws_fused_count_(counts_, SRC_, next_);                                        \
-        has_ = false;                                                                   \
-      }                                                                                 \
-    }                                                                                   \
+          S_::b(&it_, &f_, args_, s_);                                                  \
+          return true;                                                                  \
+        },                                                                              \
+        [&](typename S_::state *s_) -> bool { return S_::st(s_, args_) != 0; },         \
+        [&](uint32_t, typename S_::state *s_) {                                         \
+          /* the frame again (begin left it as it was), end, and what co_ws_run \
+           * does after a resume */                                               \
+          tframe f_;                                                                    \
+          ws_item it_;                                                                  \
+          it_.id = ids_[slot_];                                                         \
+          tframe##_ws_load(&f_, &a_, slot_);                                            \
+          uint32_t next_ = S_::e(&it_, &f_, args_, s_);                                 \
+          if (next_ > (uint32_t)co##_ws_K || next_ > a_.continuation_count) {           \
+            ws_atomic_add_u32(&counts_[WS_COUNTS_BAD(a_.continuation_count)], 1u);      \
+            next_ = WS_TERMINATE;                                                       \
+          }                                                                             \
+          if (next_ != WS_TERMINATE)                                                    \
+            tframe##_ws_store(&f_, &a_, slot_);                                         \
+          tokens_[slot_] = next_;                                                       \
+          if (a_.flags & WS_LAUNCH_FUSED)                                               \
+            ws_fused_count_(counts_, SRC_, next_);                                      \
+        });                                                                             \
   }                                                                                     \
   /* Scan mode for a stepped continuation: the block first finds its frames \
    * (token SRC_ below scan_) and keeps them in the launch's slot list at    \
