@@ -590,4 +590,18 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
   }                                                                                        \
   void name##_ws_body(uint ivar, targs avar)
 
+/* A stepped plain kernel (kernel.h WS_KERNEL_STEPS): `bool begin(uint i,
+ * targs a, out tstate s)` (false: nothing to do for i), `bool step(inout
+ * tstate s, targs a)`, `void end(uint i, targs a, tstate s)`; here each
+ * index is the loop. */
+#define WS_KERNEL_STEPS(name, targs, tstate, begin, step, end)                             \
+  WS_KERNEL(name, targs, i_, a_) {                                                         \
+    tstate s_;                                                                             \
+    if (begin(i_, a_, s_)) {                                                               \
+      while (step(s_, a_)) {                                                               \
+      }                                                                                    \
+      end(i_, a_, s_);                                                                     \
+    }                                                                                      \
+  }
+
 #endif

@@ -14,6 +14,9 @@
  *   steps[combo]        t_steps, a stepped continuation (lane refill on CUDA,
  *                       with a pool larger than the device's resident threads):
  *                       equal statistics, and every item's result checked
+ *   steps_kernel        t_steps_kernel, a stepped plain kernel (WS_KERNEL_STEPS)
+ *                       over more indices than CUDA holds threads: each result
+ *                       checked, skipped indices untouched
  *   aux_*               the fuzzer's coroutine with one or two ws_pool works
  *                       described to the device: forced drains, partial
  *                       admission, several works, verification, all layouts
@@ -248,6 +251,40 @@ static void test_steps(void **state) {
              ctx, k ? "device" : "host", bad, N, first, first < N ? r[first] : 0u,
              first < N ? t_steps_result(first) : 0u);
   }
+}
+
+/* A stepped plain kernel (WS_KERNEL_STEPS), over more indices than the
+ * device holds threads on CUDA: every index whose begin has work gets its
+ * walk's length, every fifth keeps its sentinel. */
+static void test_steps_kernel(void **state) {
+  (void)state;
+  const uint32_t n = wt_backend == WS_BACKEND_CUDA ? 3u << 20 : 20011u;
+  ws_buffer *out = wt_buffer((size_t)n * 4);
+  WT_CHECK(ws_buffer_fill_u32(out, 0, 0xdeadbeefu, n) == WS_OK, "fill: %s",
+           ws_device_last_error(wt_dev));
+  ws_kernel k;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_sched_modules, "t_steps_kernel", &k) == WS_OK,
+           "t_steps_kernel: %s", ws_device_last_error(wt_dev));
+  const t_steps_kernel_args a = {ws_buffer_address(out)};
+  WT_CHECK(ws_kernel_launch(&k, n, &a, sizeof a) == WS_OK, "launch: %s",
+           ws_device_last_error(wt_dev));
+  uint32_t *r = wt_calloc(n, 4);
+  wt_read(out, r, (size_t)n * 4);
+  uint32_t bad = 0, first = n, want_first = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t want = 0xdeadbeefu;
+    if (i % 5u != 0u) {
+      want = 0;
+      for (uint32_t v = t_steps_start(i, 7u); v != 1u; v = t_steps_next(v))
+        ++want;
+    }
+    if (r[i] != want && bad++ == 0) {
+      first = i;
+      want_first = want;
+    }
+  }
+  WT_CHECK(bad == 0, "t_steps_kernel over %u indices: %u wrong (first: index %u, %u, expected %u)",
+           n, bad, first, first < n ? r[first] : 0u, want_first);
 }
 
 /* ---- the fuzzer's coroutine with pools described to the device ---- */
@@ -580,6 +617,7 @@ int main(int argc, char **argv) {
   wt_add_per_combo("basic", test_basic);
   wt_add_per_combo("sched", test_sched);
   wt_add_per_combo("steps", test_steps);
+  wt_add("steps_kernel", test_steps_kernel, NULL);
   wt_add_per_combo("aux", test_aux);
   wt_add_per_combo("aux_append", test_aux_append);
   wt_add("interval", test_interval, NULL);

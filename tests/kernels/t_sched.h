@@ -120,6 +120,12 @@ WS_HOST_DEVICE static inline uint32_t t_steps_next(uint32_t v) {
   return (v & 1u) ? 3u * v + 1u : v >> 1;
 }
 WS_HOST_DEVICE static inline uint32_t t_steps_passes(uint32_t id) { return 1u + id % 3u; }
+/* t_steps_kernel (WS_KERNEL_STEPS): index i < n walks from
+ * t_steps_start(i, 7) and writes the length to out[i], except every fifth
+ * index, whose begin has nothing to do (out[i] keeps what it held) */
+typedef struct t_steps_kernel_args {
+  uint64_t out; /* uint32_t[n] */
+} t_steps_kernel_args;
 /* what "done" writes: 4 x the steps of all passes + the passes */
 WS_HOST_DEVICE static inline uint32_t t_steps_result(uint32_t id) {
   uint32_t acc = 0;

@@ -154,6 +154,27 @@ WS_DEVICE static uint32_t t_steps_done(const ws_item *it, t_steps_frame *f,
   return WS_TERMINATE;
 }
 WS_COROUTINE(t_steps, t_steps_frame, t_steps_args, t_steps_entry, T_STEPS_CONTINUATIONS)
+WS_DEVICE static int t_steps_k_begin(uint32_t i, const t_steps_kernel_args *a, t_steps_state *s) {
+  (void)a;
+  if (i % 5u == 0u)
+    return 0;
+  s->v = t_steps_start(i, 7u);
+  s->n = 0;
+  return 1;
+}
+WS_DEVICE static int t_steps_k_step(t_steps_state *s, const t_steps_kernel_args *a) {
+  (void)a;
+  if (s->v == 1u)
+    return 0;
+  s->v = t_steps_next(s->v);
+  s->n += 1u;
+  return 1;
+}
+WS_DEVICE static void t_steps_k_end(uint32_t i, const t_steps_kernel_args *a, t_steps_state *s) {
+  WS_PTR(uint32_t, a->out)[i] = s->n;
+}
+WS_KERNEL_STEPS(t_steps_kernel, t_steps_kernel_args, t_steps_state, t_steps_k_begin,
+                t_steps_k_step, t_steps_k_end)
 
 WS_MODULE_BEGIN(t_sched)
 WS_MODULE_COROUTINE(t_order)
@@ -161,4 +182,5 @@ WS_MODULE_COROUTINE(t_forkjoin)
 WS_MODULE_COROUTINE(t_align)
 WS_MODULE_COROUTINE(t_bad)
 WS_MODULE_COROUTINE(t_steps)
+WS_MODULE_KERNEL(t_steps_kernel)
 WS_MODULE_END(t_sched)
