@@ -628,9 +628,11 @@ WS_DEVICE static uint32_t pt_generate(const ws_item *it, pt_frame *f, const pt_a
 #ifndef PT_INTERSECT_STEPS
 #define PT_INTERSECT_STEPS 1
 #endif
-/* the same for the shadow rays' stage kernel (below) */
+/* the same for the shadow rays' stage kernel (below); off by default: on the
+ * H200 the stepped stage rendered the engine scene 1.8 % and the Cornell box
+ * 3.5 % slower in pipeline mode (docs/decisions.md) */
 #ifndef PT_SHADOW_STEPS
-#define PT_SHADOW_STEPS 1
+#define PT_SHADOW_STEPS 0
 #endif
 WS_DEVICE static void pt_intersect_begin(const ws_item *it, const pt_frame *f, const pt_args *a,
                                          pt_closest_walk *c) {

@@ -813,9 +813,13 @@ template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, ui
     });                                                                                 \
   }
 #else
-/* A stepped continuation's host-driven launch: at most the blocks the device
- * holds at once, so that each block has a share of many frames to refill its
- * warps from (a larger grid is still correct: the shares only shrink). */
+/* A stepped launch's grid: at most WS_STEPS_GRID_WAVES times the blocks the
+ * device holds at once, so that each block has a share of many frames to
+ * refill its warps from, and blocks whose shares end early are replaced
+ * (any grid is correct: the shares only change size). */
+#ifndef WS_STEPS_GRID_WAVES
+#define WS_STEPS_GRID_WAVES 1
+#endif
 template <class K>
 static inline uint32_t ws_resident_grid_(K kernel, uint32_t grid, uint32_t block, size_t smem) {
   int dev = 0, sms = 0, per_sm = 0;
@@ -824,7 +828,8 @@ static inline uint32_t ws_resident_grid_(K kernel, uint32_t grid, uint32_t block
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block, smem) !=
           cudaSuccess)
     return grid; /* the launch itself reports a broken context */
-  const uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
+  const uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1) *
+                       (uint64_t)(WS_STEPS_GRID_WAVES);
   return grid < cap ? grid : (uint32_t)cap;
 }
 /* The lane-refill loop of stepped continuations and kernels: items k < nb of
@@ -1098,10 +1103,16 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
   };                                                                                    \
   template <uint32_t SRC_> struct co##_ws_dev_k_ {                                      \
     static int run(const ws_launch *a, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
-      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u)                           \
-        co##_ws_dev_gpu_capped<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);         \
-      else                                                                              \
-        co##_ws_dev_gpu<SRC_><<<grid, block, 2u * block * 4u, st>>>(*a);                \
+      const size_t smem_ = 2u * block * 4u;                                             \
+      if constexpr (ws_max_registers_<tframe, SRC_>::n != 0u) {                         \
+        if constexpr (ws_steps_<tframe, SRC_>::on)                                      \
+          grid = ws_resident_grid_(co##_ws_dev_gpu_capped<SRC_>, grid, block, smem_);   \
+        co##_ws_dev_gpu_capped<SRC_><<<grid, block, smem_, st>>>(*a);                   \
+      } else {                                                                          \
+        if constexpr (ws_steps_<tframe, SRC_>::on)                                      \
+          grid = ws_resident_grid_(co##_ws_dev_gpu<SRC_>, grid, block, smem_);          \
+        co##_ws_dev_gpu<SRC_><<<grid, block, smem_, st>>>(*a);                          \
+      }                                                                                 \
       return WS_GPU_LAST_ERROR();                                                       \
     }                                                                                   \
   };                                                                                    \
