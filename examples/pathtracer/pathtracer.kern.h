@@ -919,6 +919,7 @@ WS_DEVICE static inline void pt_stage_slot(const pt_stage_args *sa, uint32_t slo
 WS_KERNEL(pt_sample_light_kernel, pt_stage_args, i, sa) {
   pt_stage_slot(sa, i, PT_STAGE_SAMPLE_LIGHT);
 }
+#if PT_SHADOW_STEPS
 /* The shadow rays' stage as a stepped kernel (kernel.h WS_KERNEL_STEPS): on
  * CUDA the lanes whose slots are not in the stage, or whose rays end early,
  * take other slots while the long any-hit walks go on. The same outcome per
@@ -946,7 +947,6 @@ WS_DEVICE static void pt_trace_shadow_k_end(uint32_t slot, const pt_stage_args *
   *stored = s;
   ws_pool_move(&sa->pool, slot, PT_STAGE_TRACE_SHADOW, next);
 }
-#if PT_SHADOW_STEPS
 WS_KERNEL_STEPS(pt_trace_shadow_kernel, pt_stage_args, pt_shadow_walk, pt_trace_shadow_k_begin,
                 pt_trace_shadow_k_step, pt_trace_shadow_k_end)
 #else

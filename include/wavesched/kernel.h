@@ -149,6 +149,9 @@ template <class Tag, uint32_t S> struct ws_max_registers_ {
  * are fn's; only the order in which frames finish differs, as it does
  * between any two launches. GLSL has the same macro (kernel.glsl), a loop. */
 #ifndef WS_STEPS_REFILL
+/** How many idle lanes of a warp make a stepped CUDA launch begin new frames
+ * (define before including kernel.h; 8 by default: 16 measured the same on
+ * the H200, docs/decisions.md). */
 #define WS_STEPS_REFILL 8
 #endif
 #define WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)           \
@@ -818,6 +821,7 @@ template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, ui
  * refill its warps from, and blocks whose shares end early are replaced
  * (any grid is correct: the shares only change size). */
 #ifndef WS_STEPS_GRID_WAVES
+/** A stepped CUDA launch's grid, in multiples of the blocks the device holds at once. */
 #define WS_STEPS_GRID_WAVES 1
 #endif
 template <class K>
