@@ -439,49 +439,13 @@ WS_DEVICE static uint32_t pt_sample_light(const pt_args *a, pt_shadow *s) {
 /* trace_shadow: the first occluder on the segment. None -> accumulate; a
  * thin pane -> attenuate, step past it, trace again (self-loop, at most
  * PT_MAX_SHADOW_STEPS times); anything else -> occluded, done. Triangles
- * are opaque to shadow rays: any one before the first prim occludes. In
- * three parts for the stepped stage kernel (kernel.h WS_KERNEL_STEPS):
- * begin (the prims, the any-hit walk's start), pt_bvh_any_step until 0,
- * end (the outcome); pt_trace_shadow is the three in a row. */
-typedef struct pt_shadow_walk {
-  pt_any_walk w;
-  uint32_t hit; /* the closest prim on the segment, or PT_NO_HIT */
-  float t;      /* its distance, or the segment's end */
-} pt_shadow_walk;
-
-WS_DEVICE static void pt_trace_shadow_begin(const pt_args *a, const pt_shadow *s,
-                                            pt_shadow_walk *sw) {
+ * are opaque to shadow rays: any one before the first prim occludes.
+ * pt_trace_shadow_outcome is that choice, given whether a triangle occludes
+ * and the closest prim `hit` (PT_NO_HIT: none) at distance t. */
+WS_DEVICE static inline uint32_t pt_trace_shadow_outcome(const pt_args *a, pt_shadow *s,
+                                                         int occluded, uint32_t hit, float t) {
   const pt_scene *sc = pt_scene_of(a);
-  const pt_prim *prims = pt_prims(sc);
-  uint32_t hit = PT_NO_HIT;
-  float bt = s->tmax;
-  for (uint32_t i = 0; i < sc->prim_count; ++i) { /* pt_closest over the prims only */
-    if (i == s->material)
-      continue;
-    const float ti = pt_prim_hit(&prims[i], s->pos, s->wo, PT_EPS, bt);
-    if (ti < bt) {
-      bt = ti;
-      hit = i;
-    }
-  }
-  sw->hit = hit;
-  sw->t = bt;
-  if (sc->tri_count != 0u) { /* pt_tri_occluded */
-    const pt_ray r = pt_ray_make(s->pos, s->wo);
-    pt_bvh_any_begin(sc, &r, PT_EPS, bt, &sw->w);
-  } else {
-    sw->w.hit = 0u;
-    sw->w.live = 0u;
-  }
-}
-
-WS_DEVICE static uint32_t pt_trace_shadow_end(const pt_args *a, pt_shadow *s,
-                                              const pt_shadow_walk *sw) {
-  const pt_scene *sc = pt_scene_of(a);
-  const pt_prim *prims = pt_prims(sc);
-  const uint32_t hit = sw->hit;
-  const float t = sw->t;
-  if (sw->w.hit) {
+  if (occluded) {
     pt_count(a, PT_CTR_OCCLUDED);
     return PT_STAGE_DONE;
   }
@@ -495,7 +459,7 @@ WS_DEVICE static uint32_t pt_trace_shadow_end(const pt_args *a, pt_shadow *s,
     return PT_STAGE_DONE;
   }
   pt_count(a, PT_CTR_PANE);
-  const pt_vec3 n = pt_normal(&prims[hit], v_madd(s->pos, s->wo, t));
+  const pt_vec3 n = pt_normal(&pt_prims(sc)[hit], v_madd(s->pos, s->wo, t));
   const float tr = 1.0f - pt_thin_reflectance(m, fabsf(v_dot(n, s->wo)));
   s->contrib = v_scale(v_mul(s->contrib, m->albedo), tr);
   s->pos = v_madd(s->pos, s->wo, t);
@@ -505,11 +469,38 @@ WS_DEVICE static uint32_t pt_trace_shadow_end(const pt_args *a, pt_shadow *s,
 }
 
 WS_DEVICE static uint32_t pt_trace_shadow(const pt_args *a, pt_shadow *s) {
-  pt_shadow_walk sw;
-  pt_trace_shadow_begin(a, s, &sw);
-  while (pt_bvh_any_step(pt_scene_of(a), &sw.w)) {
+  const pt_scene *sc = pt_scene_of(a);
+  float t = s->tmax;
+  const uint32_t hit = pt_closest_prim(sc, s->pos, s->wo, s->material, &t);
+  return pt_trace_shadow_outcome(a, s, pt_tri_occluded(sc, s->pos, s->wo, t), hit, t);
+}
+
+/* The same in three parts for the stepped stage kernel (kernel.h
+ * WS_KERNEL_STEPS, PT_SHADOW_STEPS): begin (the prims, the any-hit walk's
+ * start), pt_bvh_any_step until 0, end (the outcome). */
+typedef struct pt_shadow_walk {
+  pt_any_walk w;
+  uint32_t hit; /* the closest prim on the segment, or PT_NO_HIT */
+  float t;      /* its distance, or the segment's end */
+} pt_shadow_walk;
+
+WS_DEVICE static inline void pt_trace_shadow_begin(const pt_args *a, const pt_shadow *s,
+                                                   pt_shadow_walk *sw) {
+  const pt_scene *sc = pt_scene_of(a);
+  sw->t = s->tmax;
+  sw->hit = pt_closest_prim(sc, s->pos, s->wo, s->material, &sw->t);
+  if (sc->tri_count != 0u) { /* pt_tri_occluded */
+    const pt_ray r = pt_ray_make(s->pos, s->wo);
+    pt_bvh_any_begin(sc, &r, PT_EPS, sw->t, &sw->w);
+  } else {
+    sw->w.hit = 0u;
+    sw->w.live = 0u;
   }
-  return pt_trace_shadow_end(a, s, &sw);
+}
+
+WS_DEVICE static inline uint32_t pt_trace_shadow_end(const pt_args *a, pt_shadow *s,
+                                                     const pt_shadow_walk *sw) {
+  return pt_trace_shadow_outcome(a, s, (int)sw->w.hit, sw->hit, sw->t);
 }
 
 /* accumulate: the contribution goes to this (item, bounce) slot — a plain
@@ -634,26 +625,17 @@ WS_DEVICE static uint32_t pt_generate(const ws_item *it, pt_frame *f, const pt_a
 #ifndef PT_SHADOW_STEPS
 #define PT_SHADOW_STEPS 0
 #endif
-WS_DEVICE static void pt_intersect_begin(const ws_item *it, const pt_frame *f, const pt_args *a,
-                                         pt_closest_walk *c) {
-  (void)it;
-  pt_closest_begin(pt_scene_of(a), f->org, f->dir, PT_INF, PT_NO_HIT, c);
-}
-WS_DEVICE static int pt_intersect_step(pt_closest_walk *c, const pt_args *a) {
-  return pt_bvh_hit_step(pt_scene_of(a), &c->w);
-}
-WS_DEVICE static uint32_t pt_intersect_end(const ws_item *it, pt_frame *f, const pt_args *a,
-                                           pt_closest_walk *c) {
-  (void)it;
+/* the hit's fields of the frame, and the shading queue its material picks */
+WS_DEVICE static inline uint32_t pt_intersect_found(pt_frame *f, const pt_args *a, uint32_t hit,
+                                                    float t, float bu, float bv) {
   const pt_scene *sc = pt_scene_of(a);
-  float t, bu = 0.0f, bv = 0.0f;
-  f->hit_prim = pt_closest_end(c, &t, &bu, &bv);
+  f->hit_prim = hit;
   f->hit_t = t;
   f->hit_u = bu;
   f->hit_v = bv;
-  if (f->hit_prim == PT_NO_HIT)
+  if (hit == PT_NO_HIT)
     return PT_SHADE_EMISSIVE;
-  switch (pt_material_of(sc, f->hit_prim)->kind) {
+  switch (pt_material_of(sc, hit)->kind) {
   case PT_MAT_DIFFUSE:
     return PT_SHADE_DIFFUSE;
   case PT_MAT_GLOSSY:
@@ -666,17 +648,34 @@ WS_DEVICE static uint32_t pt_intersect_end(const ws_item *it, pt_frame *f, const
     return PT_SHADE_EMISSIVE;
   }
 }
-#if PT_INTERSECT_STEPS
-WS_CONTINUATION_STEPS(pt_intersect, pt_frame, pt_args, PT_INTERSECT, pt_closest_walk,
-                      pt_intersect_begin, pt_intersect_step, pt_intersect_end)
-#else
-WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_args *a) {
-  pt_closest_walk c;
-  pt_intersect_begin(it, f, a, &c);
-  while (pt_intersect_step(&c, a)) {
-  }
-  return pt_intersect_end(it, f, a, &c);
+WS_DEVICE static inline void pt_intersect_begin(const ws_item *it, const pt_frame *f,
+                                                const pt_args *a, pt_closest_walk *c) {
+  (void)it;
+  pt_closest_begin(pt_scene_of(a), f->org, f->dir, PT_INF, PT_NO_HIT, c);
 }
+WS_DEVICE static inline int pt_intersect_step(pt_closest_walk *c, const pt_args *a) {
+  return pt_bvh_hit_step(pt_scene_of(a), &c->w);
+}
+WS_DEVICE static inline uint32_t pt_intersect_end(const ws_item *it, pt_frame *f,
+                                                  const pt_args *a, pt_closest_walk *c) {
+  (void)it;
+  float t, bu = 0.0f, bv = 0.0f;
+  const uint32_t hit = pt_closest_end(c, &t, &bu, &bv);
+  return pt_intersect_found(f, a, hit, t, bu, bv);
+}
+WS_DEVICE static uint32_t pt_intersect(const ws_item *it, pt_frame *f, const pt_args *a) {
+  (void)it;
+  float t, bu = 0.0f, bv = 0.0f;
+  const uint32_t hit = pt_closest(pt_scene_of(a), f->org, f->dir, PT_INF, PT_NO_HIT, &t, &bu, &bv);
+  return pt_intersect_found(f, a, hit, t, bu, bv);
+}
+/* pt_intersect in one call where nothing refills (the walk's scalars in
+ * registers: a state object holding the stack would keep them in local
+ * memory, 296 instead of 200 bytes of stack frame in the megakernel), its
+ * steps in CUDA's refilled launches */
+#if PT_INTERSECT_STEPS
+WS_CONTINUATION_STEPS_OF(pt_intersect, pt_frame, pt_args, PT_INTERSECT, pt_closest_walk,
+                         pt_intersect_begin, pt_intersect_step, pt_intersect_end)
 #endif
 
 /* Cosine-weighted direction around n from (u1, u2); *cz = its cosine. */

@@ -170,19 +170,76 @@ WS_DEVICE static inline int pt_bvh_pop(const pt_bvh_node *nodes, const uint32_t 
   return 0;
 }
 
-/* Closest triangle hit in (tmin, tbest) through the BVH, as a walk that
- * resumes one leaf at a time, so that a stepped continuation (kernel.h) can
- * refill the lanes whose walks end early: pt_bvh_hit_begin, then
- * pt_bvh_hit_step until it returns 0; w->best is then the triangle index or
- * PT_NONE, w->tbest its distance and w->bu, w->bv the barycentric weights of
- * b and c. Near child first (the far one waits on the stack, at most one
- * entry per level: PT_BVH_MAX_DEPTH). Shape (Aila and Laine's while-while):
- * each step descends through inner nodes until the ray reaches a leaf, then
- * tests the leaf's triangles; a ray visits exactly the nodes and triangles,
- * in the order, of one-node-per-step traversal, so every backend finds the
- * same hit. Measured on the H200 (engine scene, 1080p, docs/decisions.md):
- * the closest-hit continuation 8.54 -> 7.44 ms, but any-hit shadow rays 4.18
- * -> 6.05 ms, so pt_bvh_any keeps the one-node-per-step shape. */
+/* Closest triangle hit in (tmin, *tbest) through the BVH. Near child first
+ * (the far one waits on the stack, at most one entry per level:
+ * PT_BVH_MAX_DEPTH). Shape (Aila and Laine's while-while): each call of
+ * pt_bvh_hit_leaf descends through inner nodes from *node until the ray
+ * reaches a leaf, tests the leaf's triangles (lowering *tbest, setting *bu,
+ * *bv, *best) and pops the next node; 0 when the walk is over. A ray visits
+ * exactly the nodes and triangles, in the order, of one-node-per-step
+ * traversal, so every backend finds the same hit. Measured on the H200
+ * (engine scene, 1080p, docs/decisions.md): the closest-hit continuation
+ * 8.54 -> 7.44 ms, but any-hit shadow rays 4.18 -> 6.05 ms, so pt_bvh_any
+ * keeps the one-node-per-step shape. The walk's state is the caller's
+ * scalars (registers once inlined): pt_bvh_hit keeps them in locals, the
+ * stepped form (pt_bvh_walk) copies them in and out once per leaf, so a
+ * walk in one call costs what it did before the stepped form existed. */
+WS_DEVICE static inline int pt_bvh_hit_leaf(const pt_scene *sc, const pt_ray *r, float tmin,
+                                            float *tbest, float *bu, float *bv, uint32_t *best,
+                                            uint32_t *stack, uint32_t *sp, uint32_t *node) {
+  const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
+  const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
+  uint32_t at = *node;
+  for (;;) { /* inner nodes down to a leaf */
+    const pt_bvh_node *n = &nodes[at];
+    if (n->count != 0u)
+      break;
+    const uint32_t l = n->first, rr = n->first + 1u;
+    const float tl = pt_box_hit(&nodes[l], r, tmin, *tbest);
+    const float tr = pt_box_hit(&nodes[rr], r, tmin, *tbest);
+    if (tl < PT_INF && tr < PT_INF) {
+      at = tl <= tr ? l : rr;
+      stack[(*sp)++] = tl <= tr ? rr : l;
+    } else if (tl < PT_INF || tr < PT_INF) {
+      at = tl < PT_INF ? l : rr;
+    } else if (!pt_bvh_pop(nodes, stack, sp, r, tmin, *tbest, &at)) {
+      return 0;
+    }
+  }
+  const pt_bvh_node *n = &nodes[at];
+  for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+    float u = 0.0f, v = 0.0f;
+    const float t = pt_tri_hit(&tris[i], r, tmin, *tbest, &u, &v);
+    if (t < *tbest) {
+      *tbest = t;
+      *bu = u;
+      *bv = v;
+      *best = i;
+    }
+  }
+  if (!pt_bvh_pop(nodes, stack, sp, r, tmin, *tbest, &at))
+    return 0;
+  *node = at;
+  return 1;
+}
+
+/* The whole walk: the closest triangle hit in (tmin, *tbest), which it
+ * lowers; *bu, *bv on a hit; the triangle index or PT_NONE. */
+WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r, float tmin,
+                                            float *tbest, float *bu, float *bv) {
+  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
+  uint32_t sp = 0u, best = PT_NONE, node = 0u;
+  if (pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, *tbest) >= PT_INF)
+    return PT_NONE;
+  while (pt_bvh_hit_leaf(sc, r, tmin, tbest, bu, bv, &best, stack, &sp, &node)) {
+  }
+  return best;
+}
+
+/* The same walk resumable a leaf at a time, for a stepped continuation
+ * (kernel.h): pt_bvh_hit_begin, then pt_bvh_hit_step until it returns 0;
+ * w->best is then the triangle index or PT_NONE, w->tbest its distance and
+ * w->bu, w->bv the barycentric weights of b and c. */
 typedef struct pt_bvh_walk {
   pt_ray r;
   float tmin, tbest, bu, bv;
@@ -204,68 +261,69 @@ WS_DEVICE static inline void pt_bvh_hit_begin(const pt_scene *sc, const pt_ray *
 }
 
 WS_DEVICE static inline int pt_bvh_hit_step(const pt_scene *sc, pt_bvh_walk *w) {
-  const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
-  const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
   if (!w->live)
     return 0;
-  uint32_t node = w->node;
-  for (;;) { /* inner nodes down to a leaf */
-    const pt_bvh_node *n = &nodes[node];
-    if (n->count != 0u)
-      break;
-    const uint32_t l = n->first, rr = n->first + 1u;
-    const float tl = pt_box_hit(&nodes[l], &w->r, w->tmin, w->tbest);
-    const float tr = pt_box_hit(&nodes[rr], &w->r, w->tmin, w->tbest);
-    if (tl < PT_INF && tr < PT_INF) {
-      node = tl <= tr ? l : rr;
-      w->stack[w->sp++] = tl <= tr ? rr : l;
-    } else if (tl < PT_INF || tr < PT_INF) {
-      node = tl < PT_INF ? l : rr;
-    } else if (!pt_bvh_pop(nodes, w->stack, &w->sp, &w->r, w->tmin, w->tbest, &node)) {
-      w->live = 0u;
-      return 0;
-    }
-  }
-  const pt_bvh_node *n = &nodes[node];
-  for (uint32_t i = n->first; i < n->first + n->count; ++i) {
-    float u = 0.0f, v = 0.0f;
-    const float t = pt_tri_hit(&tris[i], &w->r, w->tmin, w->tbest, &u, &v);
-    if (t < w->tbest) {
-      w->tbest = t;
-      w->bu = u;
-      w->bv = v;
-      w->best = i;
-    }
-  }
-  if (!pt_bvh_pop(nodes, w->stack, &w->sp, &w->r, w->tmin, w->tbest, &node)) {
-    w->live = 0u;
-    return 0;
-  }
+  const pt_ray r = w->r;
+  float tbest = w->tbest, bu = w->bu, bv = w->bv;
+  uint32_t best = w->best, sp = w->sp, node = w->node;
+  w->live = (uint32_t)pt_bvh_hit_leaf(sc, &r, w->tmin, &tbest, &bu, &bv, &best, w->stack, &sp,
+                                      &node);
+  w->tbest = tbest;
+  w->bu = bu;
+  w->bv = bv;
+  w->best = best;
+  w->sp = sp;
   w->node = node;
-  return 1;
-}
-
-/* The whole walk: the closest triangle hit in (tmin, *tbest), which it
- * lowers; *bu, *bv on a hit; the triangle index or PT_NONE. */
-WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r, float tmin,
-                                            float *tbest, float *bu, float *bv) {
-  pt_bvh_walk w;
-  pt_bvh_hit_begin(sc, r, tmin, *tbest, &w);
-  while (pt_bvh_hit_step(sc, &w)) {
-  }
-  *tbest = w.tbest;
-  if (w.best != PT_NONE) {
-    *bu = w.bu;
-    *bv = w.bv;
-  }
-  return w.best;
+  return (int)w->live;
 }
 
 /* Whether any triangle is hit in (tmin, tmax): the first hit found ends the
- * walk. One node per step (a leaf or an inner node), near child first, as a
- * walk that resumes a node at a time (pt_bvh_any_begin, pt_bvh_any_step
- * until 0; w->hit is the answer) for a stepped kernel, or pt_bvh_any in
- * one call. */
+ * walk. One node per call of pt_bvh_any_node (a leaf or an inner node), near
+ * child first; 0 when the walk is over, *hit then the answer. pt_bvh_any is
+ * the walk in one call (state in locals), pt_any_walk the same walk
+ * resumable a node at a time (pt_bvh_any_begin, pt_bvh_any_step until 0;
+ * w->hit is the answer) for a stepped kernel. */
+WS_DEVICE static inline int pt_bvh_any_node(const pt_scene *sc, const pt_ray *r, float tmin,
+                                            float tmax, uint32_t *stack, uint32_t *sp,
+                                            uint32_t *node, uint32_t *hit) {
+  const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
+  const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
+  const pt_bvh_node *n = &nodes[*node];
+  if (n->count != 0u) {
+    for (uint32_t i = n->first; i < n->first + n->count; ++i) {
+      float u = 0.0f, v = 0.0f;
+      if (pt_tri_hit(&tris[i], r, tmin, tmax, &u, &v) < tmax) {
+        *hit = 1u;
+        return 0;
+      }
+    }
+  } else {
+    const uint32_t l = n->first, rr = n->first + 1u;
+    const float tl = pt_box_hit(&nodes[l], r, tmin, tmax);
+    const float tr = pt_box_hit(&nodes[rr], r, tmin, tmax);
+    if (tl < PT_INF || tr < PT_INF) {
+      if (tl < PT_INF && tr < PT_INF) {
+        *node = tl <= tr ? l : rr;
+        stack[(*sp)++] = tl <= tr ? rr : l;
+      } else {
+        *node = tl < PT_INF ? l : rr;
+      }
+      return 1;
+    }
+  }
+  return pt_bvh_pop(nodes, stack, sp, r, tmin, tmax, node);
+}
+
+WS_DEVICE static inline int pt_bvh_any(const pt_scene *sc, const pt_ray *r, float tmin, float tmax) {
+  uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
+  uint32_t sp = 0u, node = 0u, hit = 0u;
+  if (pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tmax) >= PT_INF)
+    return 0;
+  while (pt_bvh_any_node(sc, r, tmin, tmax, stack, &sp, &node, &hit)) {
+  }
+  return (int)hit;
+}
+
 typedef struct pt_any_walk {
   pt_ray r;
   float tmin, tmax;
@@ -285,55 +343,53 @@ WS_DEVICE static inline void pt_bvh_any_begin(const pt_scene *sc, const pt_ray *
 }
 
 WS_DEVICE static inline int pt_bvh_any_step(const pt_scene *sc, pt_any_walk *w) {
-  const pt_bvh_node *nodes = WS_PTR(const pt_bvh_node, sc->nodes);
-  const pt_tri *tris = WS_PTR(const pt_tri, sc->tris);
   if (!w->live)
     return 0;
-  const pt_bvh_node *n = &nodes[w->node];
-  if (n->count != 0u) {
-    for (uint32_t i = n->first; i < n->first + n->count; ++i) {
-      float u = 0.0f, v = 0.0f;
-      if (pt_tri_hit(&tris[i], &w->r, w->tmin, w->tmax, &u, &v) < w->tmax) {
-        w->hit = 1u;
-        w->live = 0u;
-        return 0;
-      }
-    }
-  } else {
-    const uint32_t l = n->first, rr = n->first + 1u;
-    const float tl = pt_box_hit(&nodes[l], &w->r, w->tmin, w->tmax);
-    const float tr = pt_box_hit(&nodes[rr], &w->r, w->tmin, w->tmax);
-    if (tl < PT_INF || tr < PT_INF) {
-      if (tl < PT_INF && tr < PT_INF) {
-        w->node = tl <= tr ? l : rr;
-        w->stack[w->sp++] = tl <= tr ? rr : l;
-      } else {
-        w->node = tl < PT_INF ? l : rr;
-      }
-      return 1;
-    }
-  }
-  if (!pt_bvh_pop(nodes, w->stack, &w->sp, &w->r, w->tmin, w->tmax, &w->node)) {
-    w->live = 0u;
-    return 0;
-  }
-  return 1;
-}
-
-WS_DEVICE static inline int pt_bvh_any(const pt_scene *sc, const pt_ray *r, float tmin, float tmax) {
-  pt_any_walk w;
-  pt_bvh_any_begin(sc, r, tmin, tmax, &w);
-  while (pt_bvh_any_step(sc, &w)) {
-  }
-  return (int)w.hit;
+  const pt_ray r = w->r;
+  uint32_t sp = w->sp, node = w->node, hit = w->hit;
+  w->live = (uint32_t)pt_bvh_any_node(sc, &r, w->tmin, w->tmax, w->stack, &sp, &node, &hit);
+  w->sp = sp;
+  w->node = node;
+  w->hit = hit;
+  return (int)w->live;
 }
 
 /* Closest hit over the scene: prims (skipping prim `skip`; PT_NO_HIT: none)
- * in order, then triangles through the BVH walk, in three parts for a
- * stepped continuation: pt_closest_begin (the prims, the walk's start),
- * pt_bvh_hit_step on w until 0, pt_closest_end: the prim index, PT_TRI_BIT |
- * triangle, or PT_NO_HIT; *bu, *bv are set on a triangle hit.
- * pt_closest is the three in a row. */
+ * in order, then triangles through the BVH. pt_closest returns the prim
+ * index, PT_TRI_BIT | triangle, or PT_NO_HIT; *bu, *bv are set on a
+ * triangle hit. For a stepped continuation the same in three parts:
+ * pt_closest_begin (the prims, the walk's start), pt_bvh_hit_step on c->w
+ * until 0, pt_closest_end (the same answer). */
+WS_DEVICE static inline uint32_t pt_closest_prim(const pt_scene *sc, pt_vec3 o, pt_vec3 d,
+                                                 uint32_t skip, float *bt) {
+  const pt_prim *prims = WS_PTR(const pt_prim, sc->prims);
+  uint32_t best = PT_NO_HIT;
+  for (uint32_t i = 0; i < sc->prim_count; ++i) {
+    if (i == skip)
+      continue;
+    const float t = pt_prim_hit(&prims[i], o, d, PT_EPS, *bt);
+    if (t < *bt) {
+      *bt = t;
+      best = i;
+    }
+  }
+  return best;
+}
+
+WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
+                                            uint32_t skip, float *t_out, float *bu, float *bv) {
+  float bt = tmax;
+  uint32_t best = pt_closest_prim(sc, o, d, skip, &bt);
+  if (sc->tri_count != 0u) {
+    const pt_ray r = pt_ray_make(o, d);
+    const uint32_t tri = pt_bvh_hit(sc, &r, PT_EPS, &bt, bu, bv);
+    if (tri != PT_NONE)
+      best = PT_TRI_BIT | tri;
+  }
+  *t_out = bt;
+  return best;
+}
+
 typedef struct pt_closest_walk {
   pt_bvh_walk w;
   uint32_t prim; /* closest prim, or PT_NO_HIT */
@@ -341,19 +397,8 @@ typedef struct pt_closest_walk {
 
 WS_DEVICE static inline void pt_closest_begin(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
                                               uint32_t skip, pt_closest_walk *c) {
-  const pt_prim *prims = WS_PTR(const pt_prim, sc->prims);
-  uint32_t best = PT_NO_HIT;
   float bt = tmax;
-  for (uint32_t i = 0; i < sc->prim_count; ++i) {
-    if (i == skip)
-      continue;
-    const float t = pt_prim_hit(&prims[i], o, d, PT_EPS, bt);
-    if (t < bt) {
-      bt = t;
-      best = i;
-    }
-  }
-  c->prim = best;
+  c->prim = pt_closest_prim(sc, o, d, skip, &bt);
   if (sc->tri_count != 0u) {
     const pt_ray r = pt_ray_make(o, d);
     pt_bvh_hit_begin(sc, &r, PT_EPS, bt, &c->w);
@@ -372,15 +417,6 @@ WS_DEVICE static inline uint32_t pt_closest_end(const pt_closest_walk *c, float 
   *bu = c->w.bu;
   *bv = c->w.bv;
   return PT_TRI_BIT | c->w.best;
-}
-
-WS_DEVICE static inline uint32_t pt_closest(const pt_scene *sc, pt_vec3 o, pt_vec3 d, float tmax,
-                                            uint32_t skip, float *t_out, float *bu, float *bv) {
-  pt_closest_walk c;
-  pt_closest_begin(sc, o, d, tmax, skip, &c);
-  while (pt_bvh_hit_step(sc, &c.w)) {
-  }
-  return pt_closest_end(&c, t_out, bu, bv);
 }
 
 /* Whether any triangle lies on the segment (PT_EPS, tmax). */

@@ -414,6 +414,9 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
     }                                                                                      \
     return end(it_, f_, a_, s_);                                                           \
   }
+/* kernel.h WS_CONTINUATION_STEPS_OF: fn is the caller's one-call form, which
+ * is what runs here; the steps are CUDA's only. */
+#define WS_CONTINUATION_STEPS_OF(fn, tframe, targs, src, tstate, begin, step, end)
 #define WS_CORO_CASE_(idx, fn)                                                             \
   case (idx):                                                                              \
     next_ = fn(it_, f_, a_);                                                               \

@@ -168,9 +168,8 @@ template <class Frame, uint32_t S> struct ws_steps_ {
 };
 #endif
 #if WS_KERNEL_GPU && !defined(__HIPCC__)
-#define WS_CONTINUATION_STEPS(fn, frame_type, args_type, src, state_type, begin, step, end) \
-  WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)                 \
-  static_assert((src) >= 1, "WS_CONTINUATION_STEPS: the entry (0) cannot be stepped");  \
+#define WS_STEPS_TRAIT_(frame_type, args_type, src, state_type, begin, step, end)         \
+  static_assert((src) >= 1, "a stepped continuation cannot be the entry (0)");  \
   template <> struct ws_steps_<frame_type, (uint32_t)(src)> {                           \
     static constexpr bool on = true;                                                    \
     typedef state_type state;                                                           \
@@ -186,12 +185,28 @@ template <class Frame, uint32_t S> struct ws_steps_ {
       return end(i, f, a, s);                                                           \
     }                                                                                   \
   };
+#define WS_CONTINUATION_STEPS(fn, frame_type, args_type, src, state_type, begin, step, end) \
+  WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)                 \
+  WS_STEPS_TRAIT_(frame_type, args_type, src, state_type, begin, step, end)
+#define WS_CONTINUATION_STEPS_OF(fn, frame_type, args_type, src, state_type, begin, step, end) \
+  static_assert(sizeof(&fn) != 0, "WS_CONTINUATION_STEPS_OF: fn is declared before");     \
+  WS_STEPS_TRAIT_(frame_type, args_type, src, state_type, begin, step, end)
 #else
 /** Defines continuation `fn` (index src >= 1 of the coroutine whose frame is
  * frame_type) as begin, steps, end; CUDA runs its launches with lane refill
  * (see "stepped continuations" above). Before the WS_COROUTINE that lists fn. */
 #define WS_CONTINUATION_STEPS(fn, frame_type, args_type, src, state_type, begin, step, end) \
   WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)
+/** Like WS_CONTINUATION_STEPS, but `fn` is the caller's own function, written
+ * before, that does in one call what begin, the steps and end do (the same
+ * result, bit for bit): the CPU, the megakernel, the tail and HIP run fn,
+ * CUDA's refilled launches of src run the steps. For a walk whose state holds
+ * an array indexed at run time (a traversal stack): nvcc then keeps the
+ * whole state object in local memory, scalars included, where fn can keep
+ * its scalars in registers and only the array in memory (the path tracer's
+ * intersect, docs/decisions.md). A test comparing the CPU with CUDA checks
+ * that the two forms agree. */
+#define WS_CONTINUATION_STEPS_OF(fn, frame_type, args_type, src, state_type, begin, step, end)
 #endif
 
 /* ---- atomics (relaxed; kernels that need ordering across launches get it

@@ -569,7 +569,7 @@ static int test_bvh(void) {
   sc.node_count = node_count;
   /* random rays: closest hit and any hit agree with brute force */
   /* (brute force costs rays x triangles: 20 M tests, seconds in an ASan build) */
-  uint32_t rays = 5000, mismatch = 0, any_mismatch = 0, hits = 0;
+  uint32_t rays = 5000, mismatch = 0, any_mismatch = 0, hits = 0, step_mismatch = 0;
   for (uint32_t i = 0; i < rays; ++i) {
     const pt_vec3 o = rvec(-2.5f, 2.5f);
     const pt_vec3 d = v_norm(v_sub(rvec(-1.0f, 1.0f), o));
@@ -585,7 +585,23 @@ static int test_bvh(void) {
       mismatch += 1;
     hits += b != PT_NONE;
     any_mismatch += (b != PT_NONE) != pt_tri_occluded(&sc, o, d, tmax);
+    /* the stepped walks (CUDA's refilled launches) = the one-call walks (the
+     * CPU and the megakernel), bit for bit */
+    pt_bvh_walk w;
+    pt_bvh_hit_begin(&sc, &r, PT_EPS, tmax, &w);
+    while (pt_bvh_hit_step(&sc, &w)) {
+    }
+    step_mismatch += w.best != h || memcmp(&w.tbest, &tv, sizeof tv) != 0 ||
+                     (h != PT_NONE && (memcmp(&w.bu, &u, sizeof u) != 0 ||
+                                       memcmp(&w.bv, &v, sizeof v) != 0));
+    pt_any_walk aw;
+    pt_bvh_any_begin(&sc, &r, PT_EPS, tmax, &aw);
+    while (pt_bvh_any_step(&sc, &aw)) {
+    }
+    step_mismatch += (int)aw.hit != pt_bvh_any(&sc, &r, PT_EPS, tmax);
   }
+  check(step_mismatch == 0, "stepped BVH walks = one-call walks on %u random rays (%u differ)",
+        rays, step_mismatch);
   check(mismatch == 0, "closest hit: BVH = brute force on %u random rays (%u hit; %u differ)", rays,
         hits, mismatch);
   check(any_mismatch == 0, "any hit (shadow rays): BVH = brute force (%u differ)", any_mismatch);
