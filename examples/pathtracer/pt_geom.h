@@ -155,9 +155,10 @@ WS_DEVICE static inline float pt_tri_hit(const pt_tri *tri, const pt_ray *r, flo
 #endif
 WS_DEVICE static inline void pt_node_box(const pt_bvh_node *n, pt_vec3 *lo, pt_vec3 *hi) {
 #if WS_KERNEL_GPU && !defined(__HIPCC__) && PT_VECTOR_LOADS
-  const float4 l = __ldg((const float4 *)n), h = __ldg((const float4 *)n + 1);
-  *lo = v3(l.x, l.y, l.z);
-  *hi = v3(h.x, h.y, h.z);
+  /* bytes 0..15: lo.x lo.y lo.z hi.x; 16..31: hi.y hi.z first count */
+  const float4 a = __ldg((const float4 *)n), b = __ldg((const float4 *)n + 1);
+  *lo = v3(a.x, a.y, a.z);
+  *hi = v3(a.w, b.x, b.y);
 #else
   *lo = n->lo;
   *hi = n->hi;
