@@ -56,7 +56,7 @@ run() { # label args...
   "$pt" --no-progress ${EXTRA:-} "$@" 2>&1 | grep -E "rendered|dispatch:|wavefront scheduler|megakernel scheduler|auxiliary:|shadow rays|failed"
 }
 {
-  R=1048576
+  R=4194304 # the GPU default pool (pt_default_pool)
   echo "== gpu wavefront pipeline C=R (full output)"
   "$pt" --no-progress --backend cuda --width $W --height $H --spp $SPP \
     --output "$OUT/pathtracer-gpu.png" --stats-json "$OUT/gpu-wavefront.json"
@@ -66,7 +66,8 @@ run() { # label args...
   run "gpu wavefront pipeline C=R, incremental accounting" --backend cuda --width $W --height $H \
     --spp $SPP --accounting incremental --output -
   run "gpu megakernel" --backend cuda --width $W --height $H --spp $SPP --scheduler megakernel --output -
-  run "gpu wavefront pool 4M" --backend cuda --width $W --height $H --spp $SPP --pool 4194304 --output -
+  run "gpu wavefront pool 1M (the default before session 5)" --backend cuda --width $W --height $H \
+    --spp $SPP --pool 1048576 --output -
   run "gpu wavefront pool 256K (C=R)" --backend cuda --width $W --height $H --spp $SPP --pool 262144 --output -
   # Vulkan (NVIDIA driver) where this build has it
   if "$pt" --backend vulkan --width 8 --height 8 --spp 1 --no-progress --output - >/dev/null 2>&1; then

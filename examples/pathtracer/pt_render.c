@@ -61,14 +61,22 @@ uint32_t pt_default_layout(ws_backend_kind backend) {
 uint32_t pt_default_tail(uint32_t pool) { return pool / 32u; }
 
 void pt_options_resolve(pt_options *o, ws_backend_kind backend) {
-  if (!o->pool)
+  if (!o->batch_spp)
+    o->batch_spp = pt_default_batch(o, backend);
+  if (!o->pool) {
     o->pool = pt_default_pool(backend);
+    /* on a GPU, no more slots than a batch has paths (rounded up to 256):
+     * slots that never hold a frame would only be allocated and scanned */
+    const uint64_t items = (uint64_t)o->width * o->height *
+                           (o->batch_spp < o->spp ? o->batch_spp : o->spp);
+    const uint64_t need = (items + 255u) / 256u * 256u;
+    if (backend != WS_BACKEND_CPU && need < o->pool)
+      o->pool = (uint32_t)(need ? need : 256u);
+  }
   if (o->layout == PT_DEFAULT)
     o->layout = pt_default_layout(backend);
   if (o->tail_frames == PT_DEFAULT)
     o->tail_frames = pt_default_tail(o->pool);
-  if (!o->batch_spp)
-    o->batch_spp = pt_default_batch(o, backend);
   if (o->accounting == -1)
     o->accounting = pt_default_accounting(backend);
 }
@@ -120,13 +128,21 @@ int pt_options_check(const pt_options *o, char *err, size_t err_cap) {
 }
 
 uint32_t pt_default_pool(ws_backend_kind backend) {
-  return backend == WS_BACKEND_CPU ? 16384u : 1u << 20;
+  return backend == WS_BACKEND_CPU ? 16384u : 1u << 22;
 }
 
 uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend) {
   const uint64_t pixels = (uint64_t)o->width * o->height;
-  const uint64_t target = backend == WS_BACKEND_CPU ? 1u << 18 : 1u << 22;
-  uint64_t b = pixels ? (target + pixels - 1) / pixels : 1;
+  uint64_t b;
+  if (backend == WS_BACKEND_CPU) {
+    b = pixels ? ((1u << 18) + pixels - 1) / pixels : 1;
+  } else {
+    b = pixels ? (1u << 24) / pixels : 1;
+    /* within the batch buffers' limit (pt_options_check) */
+    const uint64_t per_spp = pixels * (o->max_depth + 1u) * 3u * sizeof(float);
+    if (per_spp && b > PT_MAX_BATCH_BYTES / per_spp)
+      b = PT_MAX_BATCH_BYTES / per_spp;
+  }
   if (b < 1)
     b = 1;
   if (b > o->spp)
