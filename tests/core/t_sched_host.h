@@ -32,6 +32,6 @@ static const ws_coroutine_desc t_bad_coroutine = {
 WS_FRAME_DESC(t_steps_frame, T_STEPS_FIELDS)
 WS_CONTINUATION_NAMES(t_steps_names, T_STEPS_CONTINUATIONS)
 static const ws_coroutine_desc t_steps_coroutine = {
-    "t_steps", &t_sched_modules, &t_steps_frame_ws_desc, sizeof(t_steps_args), 2, t_steps_names};
+    "t_steps", &t_sched_modules, &t_steps_frame_ws_desc, sizeof(t_steps_args), 3, t_steps_names};
 
 #endif

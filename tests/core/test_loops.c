@@ -11,9 +11,10 @@
  *                       with and without the tail
  *   sched_*             t_order / t_align / t_forkjoin: tie-breaks, refill
  *                       thresholds and the alignment list
- *   steps[combo]        t_steps, a stepped continuation (lane refill on CUDA,
- *                       with a pool larger than the device's resident threads):
- *                       equal statistics, and every item's result checked
+ *   steps[combo]        t_steps, stepped continuations (WS_CONTINUATION_STEPS
+ *                       and _OF; lane refill on CUDA, with a pool larger than
+ *                       the device's resident threads): equal statistics, a
+ *                       clean dispatch, and every item's result checked
  *   steps_kernel        t_steps_kernel, a stepped plain kernel (WS_KERNEL_STEPS)
  *                       over more indices than CUDA holds threads: each result
  *                       checked, skipped indices untouched
@@ -238,6 +239,8 @@ static void test_steps(void **state) {
     const ws_scheduler_config lc = with_loop(wt_config(c, R), k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
     ws_scheduler *s = wt_scheduler(&t_steps_coroutine, &lc);
     record(s, ws_scheduler_dispatch(s, N, &a, sizeof a), &o[k]);
+    WT_CHECK(o[k].status == WS_OK, "%s, %s loop: dispatch: %s", ctx, k ? "device" : "host",
+             o[k].error);
   }
   same_outcome(&o[0], &o[1], ctx);
   for (int k = 0; k < 2; ++k) {

@@ -11,8 +11,10 @@
  *   t_bad       misbehaving coroutine: "x" returns an index outside 1..K for
  *               one item (mode 0), or "spin" loops forever (mode 1).
  *   t_steps     entry -> "walk" (a stepped continuation: a Collatz walk of
- *               uneven length per step loop, 1 + id % 3 passes through a
- *               self-loop) -> "done", which writes the item's result.
+ *               uneven length per step loop) and "walk_of" (the same walk,
+ *               WS_CONTINUATION_STEPS_OF: a one-call fn beside the steps),
+ *               alternating, 1 + id % 3 passes -> "done", which writes the
+ *               item's result.
  */
 #ifndef WS_TESTS_T_SCHED_H
 #define WS_TESTS_T_SCHED_H
@@ -107,10 +109,11 @@ typedef struct t_steps_args {
 typedef struct t_steps_state {
   uint32_t v, n;
 } t_steps_state;
-enum { T_STEPS_WALK = 1, T_STEPS_DONE = 2 };
+enum { T_STEPS_WALK = 1, T_STEPS_DONE = 2, T_STEPS_WALK_OF = 3 };
 #define T_STEPS_CONTINUATIONS(X)                                                                   \
   X(T_STEPS_WALK, t_steps_walk, "walk")                                                            \
-  X(T_STEPS_DONE, t_steps_done, "done")
+  X(T_STEPS_DONE, t_steps_done, "done")                                                            \
+  X(T_STEPS_WALK_OF, t_steps_walk_of, "walk_of")
 /* where item id's walk `pass` starts: 1..30011, whose Collatz walks take 0
  * to a few hundred steps and stay below 2^32 */
 WS_HOST_DEVICE static inline uint32_t t_steps_start(uint32_t id, uint32_t pass) {

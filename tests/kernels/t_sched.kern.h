@@ -144,10 +144,24 @@ WS_DEVICE static uint32_t t_steps_end(const ws_item *it, t_steps_frame *f, const
   (void)a;
   f->acc += s->n;
   f->pass += 1u;
-  return f->pass < t_steps_passes(it->id) ? (uint32_t)T_STEPS_WALK : (uint32_t)T_STEPS_DONE;
+  if (f->pass >= t_steps_passes(it->id))
+    return T_STEPS_DONE;
+  return (f->pass & 1u) ? (uint32_t)T_STEPS_WALK_OF : (uint32_t)T_STEPS_WALK;
 }
 WS_CONTINUATION_STEPS(t_steps_walk, t_steps_frame, t_steps_args, T_STEPS_WALK, t_steps_state,
                       t_steps_begin, t_steps_step, t_steps_end)
+/* the same walk written in one call by hand: what the CPU, GLSL, the tail and
+ * the megakernel run for "walk_of"; CUDA's launches run its steps */
+WS_DEVICE static uint32_t t_steps_walk_of(const ws_item *it, t_steps_frame *f,
+                                          const t_steps_args *a) {
+  t_steps_state s;
+  t_steps_begin(it, f, a, &s);
+  for (uint32_t v = s.v; v != 1u; v = t_steps_next(v))
+    s.n += 1u;
+  return t_steps_end(it, f, a, &s);
+}
+WS_CONTINUATION_STEPS_OF(t_steps_walk_of, t_steps_frame, t_steps_args, T_STEPS_WALK_OF,
+                         t_steps_state, t_steps_begin, t_steps_step, t_steps_end)
 WS_DEVICE static uint32_t t_steps_done(const ws_item *it, t_steps_frame *f,
                                        const t_steps_args *a) {
   WS_PTR(uint32_t, a->out)[it->id] = f->acc * 4u + f->pass;
