@@ -150,8 +150,7 @@ template <class Tag, uint32_t S> struct ws_max_registers_ {
  * between any two launches. GLSL has the same macro (kernel.glsl), a loop. */
 #ifndef WS_STEPS_REFILL
 /** How many idle lanes of a warp make a stepped CUDA launch begin new frames
- * (define before including kernel.h; 8 by default: 16 measured the same on
- * the H200, docs/decisions.md). */
+ * (define before including kernel.h; 8 by default, docs/decisions.md). */
 #define WS_STEPS_REFILL 8
 #endif
 #define WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)           \
