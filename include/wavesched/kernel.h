@@ -634,16 +634,26 @@ WS_DEVICE static inline void ws_fused_count_(uint32_t *counts, uint32_t src, uin
     if (i_ < n_)                                                                        \
       fn(&a_, i_);                                                                      \
   }                                                                                     \
+  WS_LAUNCHER_KERNELS_(lname, T, Tag, false)
+/* The kernels of a launcher whose body is lname##_body_, its capped twin and
+ * the host function; resident: the grid is capped at the blocks the device
+ * holds at once (stepped kernels, ws_resident_grid_). */
+#define WS_LAUNCHER_KERNELS_(lname, T, Tag, resident)                                   \
   __global__ void lname##_gpu(T a_, uint32_t n_) { lname##_body_(a_, n_); }             \
   template <uint32_t N_> __global__ void WS_MAXNREG_(N_) lname##_capped_gpu(T a_, uint32_t n_) { \
     lname##_body_(a_, n_);                                                              \
   }                                                                                     \
   template <uint32_t N_> struct lname##_k_ {                                            \
     static void go(const T &a_, uint32_t n, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
-      if constexpr (N_ != 0u)                                                           \
+      if constexpr (N_ != 0u) {                                                         \
+        if constexpr (resident)                                                         \
+          grid = ws_resident_grid_(lname##_capped_gpu<N_>, grid, block, 0);             \
         lname##_capped_gpu<N_><<<grid, block, 0, st>>>(a_, n);                          \
-      else                                                                              \
+      } else {                                                                          \
+        if constexpr (resident)                                                         \
+          grid = ws_resident_grid_(lname##_gpu, grid, block, 0);                        \
         lname##_gpu<<<grid, block, 0, st>>>(a_, n);                                     \
+      }                                                                                 \
     }                                                                                   \
   };                                                                                    \
   static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
@@ -904,30 +914,7 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
         [&](tstate *s_) -> bool { return step(s_, &a_) != 0; },                         \
         [&](uint32_t k_, tstate *s_) { end(ws_block_index_(k_), &a_, s_); });           \
   }                                                                                     \
-  __global__ void lname##_gpu(T a_, uint32_t n_) { lname##_body_(a_, n_); }             \
-  template <uint32_t N_> __global__ void WS_MAXNREG_(N_) lname##_capped_gpu(T a_, uint32_t n_) { \
-    lname##_body_(a_, n_);                                                              \
-  }                                                                                     \
-  template <uint32_t N_> struct lname##_k_ {                                            \
-    static void go(const T &a_, uint32_t n, uint32_t grid, uint32_t block, WS_GPU_STREAM st) { \
-      if constexpr (N_ != 0u) {                                                         \
-        grid = ws_resident_grid_(lname##_capped_gpu<N_>, grid, block, 0);               \
-        lname##_capped_gpu<N_><<<grid, block, 0, st>>>(a_, n);                          \
-      } else {                                                                          \
-        grid = ws_resident_grid_(lname##_gpu, grid, block, 0);                          \
-        lname##_gpu<<<grid, block, 0, st>>>(a_, n);                                     \
-      }                                                                                 \
-    }                                                                                   \
-  };                                                                                    \
-  static int lname(uint32_t n, const void *args, uint32_t block, void *stream) {        \
-    if (n == 0)                                                                         \
-      return 0;                                                                         \
-    T a_;                                                                               \
-    memcpy(&a_, args, sizeof a_);                                                       \
-    lname##_k_<ws_max_registers_<Tag, 0u>::n>::go(a_, n, (n + block - 1u) / block, block, \
-                                                 (WS_GPU_STREAM)stream);                \
-    return WS_GPU_LAST_ERROR();                                                         \
-  }
+  WS_LAUNCHER_KERNELS_(lname, T, Tag, true)
 #define WS_CORO_STEPS_(co, tframe)                                                      \
   /* A stepped continuation's frames k < nb_ of this block's share (slot_of_(k)) \
    * through begin, steps and end with lane refill (kernel.h "stepped          \

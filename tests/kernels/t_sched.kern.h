@@ -131,13 +131,17 @@ WS_DEVICE static void t_steps_begin(const ws_item *it, const t_steps_frame *f,
   s->v = t_steps_start(it->id, f->pass);
   s->n = 0;
 }
-WS_DEVICE static int t_steps_step(t_steps_state *s, const t_steps_args *a) {
-  (void)a;
+/* one Collatz step of the walk; 0 once it reached 1 */
+WS_DEVICE static inline int t_steps_advance(t_steps_state *s) {
   if (s->v == 1u)
     return 0;
   s->v = t_steps_next(s->v);
   s->n += 1u;
   return 1;
+}
+WS_DEVICE static int t_steps_step(t_steps_state *s, const t_steps_args *a) {
+  (void)a;
+  return t_steps_advance(s);
 }
 WS_DEVICE static uint32_t t_steps_end(const ws_item *it, t_steps_frame *f, const t_steps_args *a,
                                       t_steps_state *s) {
@@ -178,11 +182,7 @@ WS_DEVICE static int t_steps_k_begin(uint32_t i, const t_steps_kernel_args *a, t
 }
 WS_DEVICE static int t_steps_k_step(t_steps_state *s, const t_steps_kernel_args *a) {
   (void)a;
-  if (s->v == 1u)
-    return 0;
-  s->v = t_steps_next(s->v);
-  s->n += 1u;
-  return 1;
+  return t_steps_advance(s);
 }
 WS_DEVICE static void t_steps_k_end(uint32_t i, const t_steps_kernel_args *a, t_steps_state *s) {
   WS_PTR(uint32_t, a->out)[i] = s->n;
