@@ -128,14 +128,15 @@ int pt_options_check(const pt_options *o, char *err, size_t err_cap) {
 }
 
 uint32_t pt_default_pool(ws_backend_kind backend) {
-  return backend == WS_BACKEND_CPU ? 16384u : 1u << 22;
+  return backend == WS_BACKEND_CPU ? 16384u : backend == WS_BACKEND_CUDA ? 1u << 22 : 1u << 20;
 }
 
 uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend) {
   const uint64_t pixels = (uint64_t)o->width * o->height;
   uint64_t b;
-  if (backend == WS_BACKEND_CPU) {
-    b = pixels ? ((1u << 18) + pixels - 1) / pixels : 1;
+  if (backend != WS_BACKEND_CUDA) {
+    const uint64_t target = backend == WS_BACKEND_CPU ? 1u << 18 : 1u << 22;
+    b = pixels ? (target + pixels - 1) / pixels : 1;
   } else {
     b = pixels ? (1u << 24) / pixels : 1;
     /* within the batch buffers' limit (pt_options_check) */

@@ -96,11 +96,12 @@ void pt_options_resolve(pt_options *o, ws_backend_kind backend);
  * pt_options_resolve (a batch_spp of 0 is checked as 1). 0, or -1 with a
  * message naming the CLI option and the limit. */
 int pt_options_check(const pt_options *o, char *err, size_t err_cap);
-/* Resident frames when pool = 0: 16384 on the CPU, 4 Mi on a GPU (no more
- * than a batch has paths there, rounded up to 256: pt_options_resolve). On
- * the H200 the engine scene at 1080p 32 spp rendered 187.5 Mpaths/s (inline
- * NEE) at 1 Mi frames and 2 spp per batch, 279.6 at 4 Mi and 8 spp
- * (docs/decisions.md). */
+/* Resident frames when pool = 0: 16384 on the CPU, 4 Mi on CUDA, 1 Mi on
+ * Vulkan (on a GPU no more than a batch has paths, rounded up to 256:
+ * pt_options_resolve). On the H200 with CUDA the engine scene at 1080p 32 spp
+ * rendered 187.5 Mpaths/s (inline NEE) at 1 Mi frames and 2 spp per batch,
+ * 279.6 at 4 Mi and 8 spp (docs/decisions.md); Vulkan keeps the former
+ * defaults until they are measured there. */
 uint32_t pt_default_pool(ws_backend_kind backend);
 /* Accounting when accounting = -1: fused on CUDA, whose fused count updates
  * are combined per warp (on the H200 fused renders at least as fast, with
@@ -121,10 +122,11 @@ uint32_t pt_default_layout(ws_backend_kind backend);
  * only: the shadow pipeline's pool is an auxiliary work). */
 uint32_t pt_default_tail(uint32_t pool);
 /* Samples per dispatch when batch_spp = 0: about 2^18 paths per dispatch on
- * the CPU (16 pools' worth at the default R); on a GPU at most 2^24 paths
- * (4 pools' worth) and within PT_MAX_BATCH_BYTES; at least 1 spp, at most
- * spp. Depends only on the image settings and the backend, never on the
- * scheduler, so every scheduler sums the image in the same order. */
+ * the CPU (16 pools' worth at the default R), 2^22 on Vulkan; on CUDA at
+ * most 2^24 paths (4 pools' worth) and within PT_MAX_BATCH_BYTES; at least 1
+ * spp, at most spp. Depends only on the image settings and the backend,
+ * never on the scheduler, so every scheduler sums the image in the same
+ * order. */
 uint32_t pt_default_batch(const pt_options *o, ws_backend_kind backend);
 
 /* Renders into `image` (width * height * 3 floats, linear radiance, the mean
