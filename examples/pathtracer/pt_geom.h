@@ -143,9 +143,6 @@ WS_DEVICE static inline float pt_tri_hit(const pt_tri *tri, const pt_ray *r, flo
   return t;
 }
 
-/* Entry distance of the ray into box [lo, hi] if it is below tmax and the
- * box is not behind tmin, else PT_INF. The far distance is widened by 2 ulp
- * (Ize 2013) so that rounding cannot cull a box whose triangle is hit. */
 /* On CUDA a node (32 bytes; the array is cudaMalloc'd, so 16-byte aligned)
  * is read as two 16-byte vectors through the read-only cache: 2 loads per
  * box instead of 6 (PT_VECTOR_LOADS=0: the plain loads, for comparison).
@@ -164,6 +161,10 @@ WS_DEVICE static inline void pt_node_box(const pt_bvh_node *n, pt_vec3 *lo, pt_v
   *hi = n->hi;
 #endif
 }
+
+/* Entry distance of the ray into box [lo, hi] if it is below tmax and the
+ * box is not behind tmin, else PT_INF. The far distance is widened by 2 ulp
+ * (Ize 2013) so that rounding cannot cull a box whose triangle is hit. */
 WS_DEVICE static inline float pt_box_hit(const pt_bvh_node *n, const pt_ray *r, float tmin,
                                          float tmax) {
   pt_vec3 lo, hi;
@@ -175,6 +176,13 @@ WS_DEVICE static inline float pt_box_hit(const pt_bvh_node *n, const pt_ray *r, 
   const float tfar =
       fminf(fminf(fmaxf(tx0, tx1), fmaxf(ty0, ty1)), fminf(fmaxf(tz0, tz1), tmax)) * 1.00000024f;
   return tnear <= tfar ? tnear : PT_INF;
+}
+
+/* Whether the ray enters the root's box in (tmin, tmax), where every walk
+ * starts; only for a scene with triangles (without, there are no nodes) */
+WS_DEVICE static inline int pt_bvh_enters(const pt_scene *sc, const pt_ray *r, float tmin,
+                                          float tmax) {
+  return pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tmax) < PT_INF;
 }
 
 /* The next node from the stack whose box is still in front of the closest
@@ -249,7 +257,7 @@ WS_DEVICE static inline uint32_t pt_bvh_hit(const pt_scene *sc, const pt_ray *r,
                                             float *tbest, float *bu, float *bv) {
   uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
   uint32_t sp = 0u, best = PT_NONE, node = 0u;
-  if (pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, *tbest) >= PT_INF)
+  if (!pt_bvh_enters(sc, r, tmin, *tbest))
     return PT_NONE;
   while (pt_bvh_hit_leaf(sc, r, tmin, tbest, bu, bv, &best, stack, &sp, &node)) {
   }
@@ -277,7 +285,7 @@ WS_DEVICE static inline void pt_bvh_hit_begin(const pt_scene *sc, const pt_ray *
   w->best = PT_NONE;
   w->node = 0u;
   w->sp = 0u;
-  w->live = pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tbest) < PT_INF;
+  w->live = (uint32_t)pt_bvh_enters(sc, r, tmin, tbest);
 }
 
 WS_DEVICE static inline int pt_bvh_hit_step(const pt_scene *sc, pt_bvh_walk *w) {
@@ -337,7 +345,7 @@ WS_DEVICE static inline int pt_bvh_any_node(const pt_scene *sc, const pt_ray *r,
 WS_DEVICE static inline int pt_bvh_any(const pt_scene *sc, const pt_ray *r, float tmin, float tmax) {
   uint32_t stack[PT_BVH_MAX_DEPTH + 2u];
   uint32_t sp = 0u, node = 0u, hit = 0u;
-  if (pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tmax) >= PT_INF)
+  if (!pt_bvh_enters(sc, r, tmin, tmax))
     return 0;
   while (pt_bvh_any_node(sc, r, tmin, tmax, stack, &sp, &node, &hit)) {
   }
@@ -359,7 +367,7 @@ WS_DEVICE static inline void pt_bvh_any_begin(const pt_scene *sc, const pt_ray *
   w->node = 0u;
   w->sp = 0u;
   w->hit = 0u;
-  w->live = pt_box_hit(&WS_PTR(const pt_bvh_node, sc->nodes)[0], r, tmin, tmax) < PT_INF;
+  w->live = (uint32_t)pt_bvh_enters(sc, r, tmin, tmax);
 }
 
 WS_DEVICE static inline int pt_bvh_any_step(const pt_scene *sc, pt_any_walk *w) {
