@@ -168,7 +168,7 @@ template <class Frame, uint32_t S> struct ws_steps_ {
 #endif
 #if WS_KERNEL_GPU && !defined(__HIPCC__)
 #define WS_STEPS_TRAIT_(frame_type, args_type, src, state_type, begin, step, end)         \
-  static_assert((src) >= 1, "a stepped continuation cannot be the entry (0)");  \
+  static_assert((src) >= 1, "a stepped continuation cannot be the entry (0)");          \
   template <> struct ws_steps_<frame_type, (uint32_t)(src)> {                           \
     static constexpr bool on = true;                                                    \
     typedef state_type state;                                                           \
@@ -188,7 +188,7 @@ template <class Frame, uint32_t S> struct ws_steps_ {
   WS_STEPS_FN_(fn, frame_type, args_type, state_type, begin, step, end)                 \
   WS_STEPS_TRAIT_(frame_type, args_type, src, state_type, begin, step, end)
 #define WS_CONTINUATION_STEPS_OF(fn, frame_type, args_type, src, state_type, begin, step, end) \
-  static_assert(sizeof(&fn) != 0, "WS_CONTINUATION_STEPS_OF: fn is declared before");     \
+  static_assert(sizeof(&fn) != 0, "WS_CONTINUATION_STEPS_OF: fn is declared before");   \
   WS_STEPS_TRAIT_(frame_type, args_type, src, state_type, begin, step, end)
 #else
 /** Defines continuation `fn` (index src >= 1 of the coroutine whose frame is

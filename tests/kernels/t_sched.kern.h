@@ -160,8 +160,8 @@ WS_DEVICE static uint32_t t_steps_walk_of(const ws_item *it, t_steps_frame *f,
                                           const t_steps_args *a) {
   t_steps_state s;
   t_steps_begin(it, f, a, &s);
-  for (uint32_t v = s.v; v != 1u; v = t_steps_next(v))
-    s.n += 1u;
+  while (t_steps_advance(&s)) {
+  }
   return t_steps_end(it, f, a, &s);
 }
 WS_CONTINUATION_STEPS_OF(t_steps_walk_of, t_steps_frame, t_steps_args, T_STEPS_WALK_OF,

@@ -41,8 +41,8 @@ WS_CONTINUATION_STEPS(t_steps_walk, t_steps_frame, t_steps_args, T_STEPS_WALK, t
 uint t_steps_walk_of(ws_item it, inout t_steps_frame f, t_steps_args a) {
   t_steps_state s;
   t_steps_begin(it, f, a, s);
-  for (uint v = s.v; v != 1u; v = (v & 1u) != 0u ? 3u * v + 1u : v >> 1)
-    s.n += 1u;
+  while (t_steps_step(s, a)) {
+  }
   return t_steps_end(it, f, a, s);
 }
 WS_CONTINUATION_STEPS_OF(t_steps_walk_of, t_steps_frame, t_steps_args, T_STEPS_WALK_OF,
