@@ -58,7 +58,13 @@ enum {
   WS_CTL_DL_SINK = 10,    /* ... and the word that selection zeroes for no one */
   WS_CTL_COMPACT_ACC = 11, /* [2]: the compaction selection's holes and movers */
   WS_CTL_COMPACT_TICKET = 13,
-  WS_CTL_COUNT_ACC = 16,                                 /* [WS_CUDA_SMEM_BINS] */
+  /* the device loop (cuda_loop.cu): the branch its decisions chose, whether
+   * a decision stopped the graph launch (the unrolled decisions after it
+   * do nothing), whether the latest decision was one that ran */
+  WS_CTL_DL_BRANCH = 14,
+  WS_CTL_DL_HALT = 15,
+  WS_CTL_DL_RAN = 16,
+  WS_CTL_COUNT_ACC = 17,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
 };
@@ -172,8 +178,22 @@ static inline ws_dyn ws_dyn_at(const uint32_t *p) {
   ws_dyn d = {p, 0, 0};
   return d;
 }
+/* A device-loop queue kernel's guard: the kernel does nothing at all (no
+ * work, no last-block bookkeeping) unless *word == want. The loop records
+ * every branch's kernels side by side and its decisions write the chosen
+ * branch into the word (cuda_loop.cu); word NULL: always run. */
+typedef struct ws_guard {
+  const uint32_t *word;
+  uint32_t want;
+  uint32_t pad;
+} ws_guard;
+static inline ws_guard ws_guard_none(void) {
+  ws_guard g = {NULL, 0, 0};
+  return g;
+}
 #if defined(__CUDACC__) || defined(__HIPCC__)
 __device__ static inline uint32_t ws_dyn_get(ws_dyn d) { return d.ptr ? *d.ptr : d.value; }
+__device__ static inline bool ws_guard_off(ws_guard g) { return g.word && *g.word != g.want; }
 #endif
 
 /* cuda_queue.cu: the scheduler's queue operations (backend.h). */
@@ -192,18 +212,18 @@ void ws_cuda_queue_release(ws_cuda *c);
  *   gather:     slots = the slots of token *token in [0, *scan), the count
  *               into q->counter
  *   publish:    the plan's launch (count, src, slot list or dense range)
- *   compact:    the live frames of [*live, *scan) into the holes of [0, *live) */
+ *   compact:    the live frames of [*live, *scan) into the holes of [0, *live)
+ * Each kernel of gather, publish and compact does nothing unless its guard
+ * holds (ws_guard_none(): always). */
 ws_status ws_cuda_dl_count(ws_device *dev, const ws_queue_args *q, const uint32_t *scan,
                            uint64_t counts);
 ws_status ws_cuda_dl_gather_all(ws_device *dev, const ws_queue_args *q, const uint32_t *scan);
 ws_status ws_cuda_dl_gather(ws_device *dev, const ws_queue_args *q, const uint32_t *token,
-                            const uint32_t *scan);
-ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan);
+                            const uint32_t *scan, ws_guard guard);
+ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan,
+                             ws_guard guard);
 ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
-                             const uint32_t *scan);
-/* The control-block word the device loop's count-less gather accumulates
- * into: the loop's decisions zero it before every iteration. */
-uint32_t *ws_cuda_dl_zero_word(ws_device *dev);
+                             const uint32_t *scan, ws_guard guard);
 /* cuda_loop.cu: the device loop (backend.h loop_create / loop_run / loop_destroy). */
 ws_status ws_cuda_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
 ws_status ws_cuda_loop_run(ws_device *dev, void *loop);

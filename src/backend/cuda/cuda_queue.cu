@@ -344,7 +344,7 @@ template <bool COUNT>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_select_kernel(const uint32_t *tokens, ws_dyn begin_, ws_dyn end_, ws_dyn token_,
                      bool equal, uint32_t *out_base, ws_dyn out_off, uint32_t *count_out,
-                     uint32_t *acc, uint32_t *ticket) {
+                     uint32_t *acc, uint32_t *ticket, ws_guard guard) {
   /* Double-buffered per tile parity (two barriers per tile instead of
    * three): tile i writes wtot[i & 1] before its first barrier, and the
    * last reads of that buffer, tile i - 2's stores, finished in every thread
@@ -353,6 +353,8 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
    * its round trip. */
   __shared__ uint32_t wtot[2][WS_NWARPS];
   __shared__ uint32_t tile_base[2];
+  if (ws_guard_off(guard))
+    return;
   const uint32_t begin = ws_dyn_get(begin_), end = ws_dyn_get(end_), token = ws_dyn_get(token_);
   uint32_t *const out = out_base + ws_dyn_get(out_off);
   const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
@@ -418,9 +420,12 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_compact_select_kernel(const uint32_t *tokens, ws_dyn n_, ws_dyn scan_, uint32_t *holes,
                              uint32_t *movers_base, ws_dyn movers_off, uint32_t *acc,
-                             uint32_t *ticket, uint32_t *holes_out, uint32_t *movers_out) {
+                             uint32_t *ticket, uint32_t *holes_out, uint32_t *movers_out,
+                             ws_guard guard) {
   __shared__ uint32_t wtot[2][2][WS_NWARPS]; /* [parity][holes, movers][warp] */
   __shared__ uint32_t tile_base[2][2];
+  if (ws_guard_off(guard))
+    return;
   const uint32_t n = ws_dyn_get(n_), scan = ws_dyn_get(scan_);
   uint32_t *const movers = movers_base + ws_dyn_get(movers_off);
   const uint32_t lane = ws_gpu_lane(), warp = threadIdx.x / WS_GPU_WARP;
@@ -555,24 +560,24 @@ void ws_cuda_queue_release(ws_cuda *c) {
  * graph replaying the same launch needs: the parity trick below cannot). */
 static ws_status ws_dl_select(ws_device *dev, const uint32_t *tokens, ws_dyn begin, ws_dyn end,
                               ws_dyn token, bool equal, uint32_t *out, ws_dyn out_off,
-                              uint32_t *count_out, uint32_t capacity, const char *what) {
+                              uint32_t *count_out, uint32_t capacity, ws_guard guard,
+                              const char *what) {
   ws_cuda *c = ws_cuda_of(dev);
   const uint32_t grid = ws_cuda_grid(c, capacity, WS_CUDA_TILE);
   if (!count_out) {
     /* nobody reads the count: no last block; the loop's decisions zero the
-     * accumulator before every iteration (ws_cuda_dl_zero_word) */
+     * accumulator before every iteration (cuda_loop.cu, WS_CTL_DL_ACC) */
     ws_select_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
         tokens, begin, end, token, equal, out, out_off, NULL, c->ctl + WS_CTL_DL_ACC,
-        c->ctl + WS_CTL_DL_SINK);
+        c->ctl + WS_CTL_DL_SINK, guard);
     return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
   }
   ws_select_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
       tokens, begin, end, token, equal, out, out_off, count_out, c->ctl + WS_CTL_SELECT_ACC,
-      c->ctl + WS_CTL_SELECT_TICKET);
+      c->ctl + WS_CTL_SELECT_TICKET, guard);
   return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
 }
 
-uint32_t *ws_cuda_dl_zero_word(ws_device *dev) { return ws_cuda_of(dev)->ctl + WS_CTL_DL_ACC; }
 
 static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begin, uint32_t end,
                            uint32_t token, bool equal, uint32_t *out, uint32_t *count_out,
@@ -604,7 +609,7 @@ static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begi
     const uint32_t p = c->select_parity;
     ws_select_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
         tokens, ws_dyn_value(begin), ws_dyn_value(end), ws_dyn_value(token), equal, out,
-        ws_dyn_value(0), NULL, pair + p, pair + (1u - p));
+        ws_dyn_value(0), NULL, pair + p, pair + (1u - p), ws_guard_none());
     ws_status st = ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
     if (st == WS_OK)
       c->select_parity = 1u - p; /* a launch that failed zeroed nothing */
@@ -612,19 +617,20 @@ static ws_status ws_select(ws_device *dev, const uint32_t *tokens, uint32_t begi
   }
   ws_select_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
       tokens, ws_dyn_value(begin), ws_dyn_value(end), ws_dyn_value(token), equal, out,
-      ws_dyn_value(0), count_out, c->ctl + WS_CTL_SELECT_ACC, c->ctl + WS_CTL_SELECT_TICKET);
+      ws_dyn_value(0), count_out, c->ctl + WS_CTL_SELECT_ACC, c->ctl + WS_CTL_SELECT_TICKET,
+      ws_guard_none());
   return ws_cuda_check_launch(dev, what, __FILE__, __LINE__);
 }
 
 ws_status ws_cuda_dl_gather(ws_device *dev, const ws_queue_args *q, const uint32_t *token,
-                            const uint32_t *scan) {
+                            const uint32_t *scan, ws_guard guard) {
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
     return st;
   /* the count only for verification (WS_QUEUE_COUNTER_UNUSED otherwise) */
   uint32_t *count_out = (q->flags & WS_QUEUE_COUNTER_UNUSED) ? NULL : WS_U32(q->counter);
   return ws_dl_select(dev, WS_U32(q->tokens), ws_dyn_value(0), ws_dyn_at(scan), ws_dyn_at(token),
-                      true, WS_U32(q->slots), ws_dyn_value(0), count_out, q->capacity,
+                      true, WS_U32(q->slots), ws_dyn_value(0), count_out, q->capacity, guard,
                       "queue gather (device loop)");
 }
 
@@ -833,8 +839,10 @@ template <int MODE>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK)
     ws_publish_kernel(const uint32_t *tokens, const uint32_t *slots, uint32_t slot_base, uint32_t n,
                       uint32_t src, uint32_t K, uint32_t capacity, uint32_t *counts,
-                      const ws_launch_plan *plan) {
+                      const ws_launch_plan *plan, ws_guard guard) {
   extern __shared__ uint32_t ws_sh[];
+  if (ws_guard_off(guard))
+    return;
   if (plan) {
     /* a device loop: the launch the plan describes (nothing for a plan
      * that launched no frames of a coroutine) */
@@ -897,7 +905,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
 }
 
 static ws_status ws_publish(ws_device *dev, const ws_queue_args *q, uint32_t grid,
-                            const ws_launch_plan *plan) {
+                            const ws_launch_plan *plan, ws_guard guard) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
@@ -908,29 +916,32 @@ static ws_status ws_publish(ws_device *dev, const ws_queue_args *q, uint32_t gri
   if (K <= WS_CUDA_REG_BINS)
     ws_publish_kernel<WS_AGG_REGS><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
         WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts),
-        plan);
+        plan, guard);
   else if (K <= WS_CUDA_SMEM_BINS)
     ws_publish_kernel<WS_AGG_SMEM><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
         WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts),
-        plan);
+        plan, guard);
   else
     ws_publish_kernel<WS_AGG_GLOBAL><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
         WS_U32(q->tokens), slots, q->slot_base, q->n, q->src, K, q->capacity, WS_U32(q->counts),
-        plan);
+        plan, guard);
   return ws_cuda_check_launch(dev, "publish", __FILE__, __LINE__);
 }
 
 ws_status ws_cuda_queue_publish(ws_device *dev, const ws_queue_args *q) {
   if (q->n == 0 || q->queue_count == 0) /* counts[src] -= 0, and no token can be counted */
     return WS_OK;
-  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->n, WS_CUDA_TILE), NULL);
+  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->n, WS_CUDA_TILE), NULL,
+                    ws_guard_none());
 }
 
-ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan) {
+ws_status ws_cuda_dl_publish(ws_device *dev, const ws_queue_args *q, const ws_launch_plan *plan,
+                             ws_guard guard) {
   if (q->queue_count == 0)
     return WS_OK;
   /* q->slots is the list's base; the plan adds its offset */
-  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE), plan);
+  return ws_publish(dev, q, ws_cuda_grid(ws_cuda_of(dev), q->capacity, WS_CUDA_TILE), plan,
+                    guard);
 }
 
 /* ---------------------------------------------------------------------
@@ -955,6 +966,7 @@ typedef struct ws_compact_params {
   uint32_t aos_width;
   uint32_t field_count;
   uint32_t reserved;
+  ws_guard guard;
   uint64_t field_offset[WS_MAX_FRAME_FIELDS];
   uint32_t field_size[WS_MAX_FRAME_FIELDS];
   uint32_t field_width[WS_MAX_FRAME_FIELDS];
@@ -992,6 +1004,8 @@ __device__ static inline void ws_copy(unsigned char *dst, const unsigned char *s
  * tokens were read by the selections before this launch, so the threads of
  * one pair never race: only the unit-0 thread writes the id and tokens. */
 __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_params p) {
+  if (ws_guard_off(p.guard))
+    return;
   const uint32_t holes = p.ctl[WS_CTL_HOLES], movers = p.ctl[WS_CTL_MOVERS];
   if (p.movers_at)
     p.movers += *p.movers_at;
@@ -1035,7 +1049,7 @@ static uint32_t ws_width(uint64_t x) {
 
 /* The move's parameters: frame layout, field widths, where the lists are. */
 static ws_status ws_compact_move(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
-                                 uint32_t grid) {
+                                 uint32_t grid, ws_guard guard) {
   ws_cuda *c = ws_cuda_of(dev);
   uint32_t *tokens = WS_U32(q->tokens), *scratch = WS_U32(q->scratch);
   ws_compact_params p;
@@ -1049,6 +1063,7 @@ static ws_status ws_compact_move(ws_device *dev, const ws_queue_args *q, const u
   p.ctl = c->ctl;
   p.herr = c->herr_dev;
   p.layout = q->layout;
+  p.guard = guard;
   if (q->layout == WS_LAYOUT_AOS) {
     p.aos_width = ws_width((uint64_t)q->frame_size | q->frames);
     p.aos_size = q->frame_size;
@@ -1102,11 +1117,11 @@ ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
     ws_compact_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
         tokens, ws_dyn_value(q->n), ws_dyn_value(q->scan), scratch, scratch + q->n,
         ws_dyn_value(0), c->ctl + WS_CTL_COMPACT_ACC, c->ctl + WS_CTL_COMPACT_TICKET,
-        c->ctl + WS_CTL_HOLES, c->ctl + WS_CTL_MOVERS);
+        c->ctl + WS_CTL_HOLES, c->ctl + WS_CTL_MOVERS, ws_guard_none());
     if ((st = ws_cuda_check_launch(dev, "compaction: selections", __FILE__, __LINE__)) != WS_OK)
       return st;
   }
-  return ws_compact_move(dev, q, NULL, 0);
+  return ws_compact_move(dev, q, NULL, 0, ws_guard_none());
 }
 
 /* The device loop's compaction over the plan's [*live, *scan): with nothing
@@ -1114,7 +1129,7 @@ ws_status ws_cuda_queue_compact(ws_device *dev, const ws_queue_args *q) {
  * nothing, so it is recorded unconditionally. Moving every unit of every
  * frame with a fixed grid: the kernel strides over them. */
 ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint32_t *live,
-                             const uint32_t *scan) {
+                             const uint32_t *scan, ws_guard guard) {
   ws_cuda *c = ws_cuda_of(dev);
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)
@@ -1130,7 +1145,7 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
   ws_compact_select_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(
       tokens, ws_dyn_at(live), ws_dyn_at(scan), scratch, scratch, ws_dyn_at(live),
       c->ctl + WS_CTL_COMPACT_ACC, c->ctl + WS_CTL_COMPACT_TICKET, c->ctl + WS_CTL_HOLES,
-      c->ctl + WS_CTL_MOVERS);
+      c->ctl + WS_CTL_MOVERS, guard);
   if ((st = ws_cuda_check_launch(dev, "compaction: selections (device loop)", __FILE__,
                                  __LINE__)) != WS_OK)
     return st;
@@ -1138,5 +1153,6 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
   const uint32_t units = q->layout == WS_LAYOUT_AOS ? (q->frame_size + 3u) / 4u
                                                     : (q->field_count ? q->field_count : 1u);
   return ws_compact_move(dev, q, live,
-                         ws_cuda_grid(c, (uint64_t)(q->capacity / 2u + 1u) * units, WS_CUDA_BLOCK));
+                         ws_cuda_grid(c, (uint64_t)(q->capacity / 2u + 1u) * units, WS_CUDA_BLOCK),
+                         guard);
 }
