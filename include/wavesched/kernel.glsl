@@ -73,6 +73,18 @@ layout(constant_id = 1) const uint WS_CHUNK_GROUPS = 32768u;
  * is an indirect dispatch (the Vulkan device loop's stage kernels: no base
  * group carries the pad there), 0 otherwise. */
 layout(constant_id = 2) const uint WS_INVOCATIONS = 0u;
+/* Specialization constant 2046 (the largest id glslang accepts, so that it
+ * stays clear of ids a shader numbers from 0; ids 0, 1, 2 and 2046 are the
+ * library's): the continuation a coroutine's step pipeline was specialized
+ * for, or 0xffffffff (not specialized: the generic step, which runs the
+ * continuation the launch names, WS_LAUNCH.src). When set, the step shader
+ * runs this continuation whatever WS_LAUNCH.src says (the backend sets both
+ * alike), and the driver folds the resume switch to that one case, so a
+ * light continuation's pipeline no longer carries the registers and code of
+ * the heaviest one (docs/vulkan.md, "Launches"). The megakernel is never
+ * specialized. A continuation may read it (tests do), but must not depend on
+ * it for results: specialization is a backend choice (WS_VULKAN_SPECIALIZE). */
+layout(constant_id = 2046) const uint WS_SPEC_SRC = 0xffffffffu;
 
 /* Sets i to this invocation's launch index; false for the surplus
  * invocations of the last group, which must do nothing observable (they may
@@ -447,7 +459,8 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
     return next_;                                                                          \
   }
 
-/* Step kernel: continuation WS_LAUNCH.src over WS_LAUNCH.count frames (the
+/* Step kernel: continuation WS_LAUNCH.src (WS_SPEC_SRC in a pipeline
+ * specialized for one continuation) over WS_LAUNCH.count frames (the
  * entry over new items first_id.. when src == 0). Same semantics as
  * kernel.h's co_ws_step: slot from the slot list or slot_base + i; the entry
  * starts from a zero frame and records the id; the frame is stored only when
@@ -474,10 +487,13 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
 #define WS_PLAN_RESUME 2u
 #define WS_PLAN_RESUME_ALL 3u
 #define WS_CORO_STEP_MAIN_(co, tframe, targs)                                              \
-  void co##_ws_run(uint slot, uint id) {                                                   \
+  /* the step's continuation: the specialization's, a constant the driver                  \
+   * folds every test of src below with, else the launch's */                              \
+  uint co##_ws_src() { return WS_SPEC_SRC != 0xffffffffu ? WS_SPEC_SRC : WS_LAUNCH.src; }  \
+  void co##_ws_run(uint src, uint slot, uint id) {                                         \
     ws_item it;                                                                            \
     tframe f;                                                                              \
-    if (WS_LAUNCH.src == 0u) {                                                             \
+    if (src == 0u) {                                                                       \
       f = tframe##_ws_zero();                                                              \
       it.id = id;                                                                          \
       WS_PTR(uint32_t, WS_LAUNCH.ids)[slot] = it.id;                                       \
@@ -486,7 +502,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
       f = tframe##_ws_load(WS_LAUNCH.frames, WS_LAUNCH.field_offsets, WS_LAUNCH.layout_, slot); \
     }                                                                                      \
     const uint64_t counts = WS_LAUNCH.counts;                                              \
-    const uint next = co##_ws_resume(WS_LAUNCH.src, it, f, targs(WS_LAUNCH.args),          \
+    const uint next = co##_ws_resume(src, it, f, targs(WS_LAUNCH.args),                    \
                                      WS_ADDR(uint32_t, counts, WS_LAUNCH.continuation_count + 1u), \
                                      WS_LAUNCH.continuation_count);                        \
     if (next != WS_TERMINATE)                                                              \
@@ -494,8 +510,8 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
     WS_PTR(uint32_t, WS_LAUNCH.tokens)[slot] = next;                                       \
     if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u) {                                       \
       /* one atomic per distinct queue per subgroup (kernel.h ws_fused_count_) */          \
-      if (WS_LAUNCH.src != 0u)                                                             \
-        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, WS_LAUNCH.src), 0xffffffffu);      \
+      if (src != 0u)                                                                       \
+        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, src), 0xffffffffu);                \
       if (next != WS_TERMINATE)                                                            \
         ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
     }                                                                                      \
@@ -506,9 +522,9 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
   void main() {                                                                            \
     uint i, n, base = 0u, slot_base, first;                                                \
     uint64_t slots;                                                                        \
+    const uint src = co##_ws_src();                                                        \
     if (WS_LAUNCH.plan != 0ul) {                                                           \
       ws_launch_plan_ref pl = ws_launch_plan_ref(WS_LAUNCH.plan);                          \
-      const uint src = WS_LAUNCH.src;                                                      \
       n = 0u;                                                                              \
       if (pl.action == WS_PLAN_RESUME_ALL) {                                               \
         /* queue src's slots follow queues 1..src-1 in the sorted list */                  \
@@ -534,7 +550,8 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
       first = WS_LAUNCH.first_id;                                                          \
     }                                                                                      \
     if (i < n)                                                                             \
-      co##_ws_run(slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i, first + i); \
+      co##_ws_run(src, slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i,   \
+                  first + i);                                                              \
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations

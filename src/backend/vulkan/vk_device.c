@@ -134,6 +134,22 @@ static ws_status env_device(ws_device *dev, int *index) {
   return WS_OK;
 }
 
+/* WS_VULKAN_SPECIALIZE: 1, unset or empty specializes every coroutine step
+ * per continuation (kernel.glsl WS_SPEC_SRC), 0 runs the generic step. On by
+ * default on every device: on lavapipe too, K + 1 small pipelines compiled
+ * faster than one holding every continuation on a cold shader cache
+ * (docs/decisions.md). */
+static ws_status env_specialize(ws_device *dev, bool *on) {
+  const char *v = getenv("WS_VULKAN_SPECIALIZE");
+  *on = true;
+  if (!v || !v[0])
+    return WS_OK;
+  if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+    return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_SPECIALIZE='%s' is neither 0 nor 1", v);
+  *on = v[0] == '1';
+  return WS_OK;
+}
+
 static uint64_t env_timeout_ns(void) {
   const char *v = getenv("WS_VULKAN_TIMEOUT_S");
   if (v && v[0]) {
@@ -582,7 +598,9 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
       vk->queue_block = lim->maxComputeWorkGroupSize[0];
     if (lim->maxComputeWorkGroupInvocations < vk->queue_block)
       vk->queue_block = lim->maxComputeWorkGroupInvocations;
-    st = query_memory_limits(dev);
+    st = env_specialize(dev, &vk->specialize);
+    if (st == WS_OK)
+      st = query_memory_limits(dev);
   }
   if (st == WS_OK && !vk->external)
     st = create_device(dev);

@@ -57,12 +57,21 @@ typedef enum ws_vk_queue_shader {
   WS_VK_QS_N
 } ws_vk_queue_shader;
 
-/* A user pipeline, created at the first launch of (entry, form, block). */
+/* kernel.glsl's WS_SPEC_SRC: its specialization constant id, and the value
+ * (its default) of a pipeline not specialized for one continuation. */
+#define WS_VK_SPEC_SRC_ID 2046u
+#define WS_VK_NO_SRC 0xffffffffu
+
+/* A user pipeline, created at the first launch of (entry, form, block,
+ * invocations, src). */
 typedef struct ws_vk_pipeline {
   const ws_module_entry *entry;
   ws_launch_form form;
   uint32_t block;
   uint32_t invocations; /* kernel.glsl WS_INVOCATIONS: 0, or an indirect launch's count */
+  uint32_t src;         /* kernel.glsl WS_SPEC_SRC: a coroutine step's continuation, or
+                           WS_VK_NO_SRC (every other pipeline, and every step when
+                           vk->specialize is off) */
   VkPipeline pipeline;
 } ws_vk_pipeline;
 
@@ -126,6 +135,10 @@ typedef struct ws_vk_impl {
   uint32_t chunk_groups;
   ws_vk_pipeline *pipelines;
   uint32_t pipeline_count, pipeline_cap;
+  /* Coroutine steps get one pipeline per continuation (WS_SPEC_SRC), so that
+   * the driver compiles each continuation alone: on unless
+   * WS_VULKAN_SPECIALIZE=0 (docs/decisions.md, lavapipe included). */
+  bool specialize;
 
   /* memory */
   ws_vk_buffer *live;     /* list of every buffer */
@@ -314,11 +327,19 @@ ws_status ws_vk_op_timer_mark(ws_device *dev, bool end);
 ws_status ws_vk_op_timer_elapsed(ws_device *dev, double *ms);
 
 /* vk_pipeline.c */
-/* invocations: kernel.glsl's WS_INVOCATIONS (0 but for indirect launches) */
+/* invocations: kernel.glsl's WS_INVOCATIONS (0 but for indirect launches);
+ * src: kernel.glsl's WS_SPEC_SRC (WS_VK_NO_SRC: not specialized) */
 ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
-                                uint32_t invocations, const char *what, VkPipeline *out);
+                                uint32_t invocations, uint32_t src, const char *what,
+                                VkPipeline *out);
 ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
-                              uint32_t block, uint32_t invocations, VkPipeline *out);
+                              uint32_t block, uint32_t invocations, uint32_t src, VkPipeline *out);
+/* The pipeline a coroutine's step for continuation src (0 = entry) runs in:
+ * the one specialized for src when vk->specialize is on, else the generic
+ * step. src above the launch's continuation count (an invalid launch, which
+ * the step reports) takes the generic step. */
+ws_status ws_vk_step_pipeline(ws_device *dev, const ws_module_entry *entry, uint32_t block,
+                              uint32_t src, uint32_t continuation_count, VkPipeline *out);
 ws_status ws_vk_pipelines_init(ws_device *dev);
 void ws_vk_pipelines_destroy(ws_device *dev);
 ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form, uint32_t n,

@@ -203,27 +203,29 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   const ws_queue_args *q = &d->queue;
   const uint64_t dyn = l->words->addr;
   rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE};
-  VkPipeline step;
-  ws_status st = ws_vk_user_pipeline(dev, d->entry, WS_FORM_STEP, d->block, 0, &step);
-  if (st != WS_OK)
+  /* step[j]: the pipeline continuation j's dispatch runs in, the host
+   * loop's for the same launch (ws_vk_step_pipeline: specialized for j, or
+   * the generic step for every j), so that both loops compile the same
+   * pipelines; stage_p[i]: stage kernel i's */
+  VkPipeline *step = ws_calloc((size_t)d->K + 1u + d->stage_count, sizeof *step);
+  if (!step)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+  VkPipeline *stage_p = step + d->K + 1u;
+  ws_status st = WS_OK;
+  for (uint32_t j = 0; j <= d->K && st == WS_OK; ++j)
+    st = ws_vk_step_pipeline(dev, d->entry, d->block, j, d->launch.continuation_count, &step[j]);
+  /* An indirect dispatch has no base group to carry the last group's pad
+   * (kernel.glsl launch geometry), so a count that is not a whole number
+   * of groups needs the specialization WS_INVOCATIONS = count; a whole
+   * number (the usual pool capacity) does not, and shares the pipeline of
+   * the host loop's launches instead of compiling one more. */
+  for (uint32_t i = 0; i < d->stage_count && st == WS_OK; ++i)
+    st = ws_vk_user_pipeline(dev, d->stages[i].entry, WS_FORM_STEP, d->block,
+                             d->stages[i].count % d->block ? d->stages[i].count : 0u, WS_VK_NO_SRC,
+                             &stage_p[i]);
+  if (st != WS_OK) {
+    ws_free(step);
     return st;
-  VkPipeline *stage_p = NULL;
-  if (d->stage_count) {
-    if (!(stage_p = ws_calloc(d->stage_count, sizeof *stage_p)))
-      return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
-    /* An indirect dispatch has no base group to carry the last group's pad
-     * (kernel.glsl launch geometry), so a count that is not a whole number
-     * of groups needs the specialization WS_INVOCATIONS = count; a whole
-     * number (the usual pool capacity) does not, and shares the pipeline of
-     * the host loop's launches instead of compiling one more. */
-    for (uint32_t i = 0; i < d->stage_count && st == WS_OK; ++i)
-      st = ws_vk_user_pipeline(dev, d->stages[i].entry, WS_FORM_STEP, d->block,
-                               d->stages[i].count % d->block ? d->stages[i].count : 0u,
-                               &stage_p[i]);
-    if (st != WS_OK) {
-      ws_free(stage_p);
-      return st;
-    }
   }
   VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
   /* Simultaneous use only where one submission executes the buffer more
@@ -236,7 +238,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                               : 0u,
                                  .pInheritanceInfo = &inh};
   if ((st = WS_VK_CALL(dev, vkBeginCommandBuffer, l->cmd, &bi)) != WS_OK) {
-    ws_free(stage_p);
+    ws_free(step);
     return st;
   }
   const bool compaction = (d->flags & WS_DEC_COMPACTION) != 0;
@@ -317,13 +319,14 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     }
     indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
     loop_barrier(l->cmd);
-    /* One dispatch per continuation, src a push constant: one dispatch
-     * under the greedy policy running the plan's continuation, read from
-     * memory, made the step 3.5 % slower on lavapipe (docs/decisions.md). */
+    /* One dispatch per continuation, src a push constant (and the
+     * pipeline's specialization, when on): one dispatch under the greedy
+     * policy running the plan's continuation, read from memory, made the
+     * step 3.5 % slower on lavapipe (docs/decisions.md). */
     for (uint32_t j = 0; j <= d->K; ++j) {
       ws_launch ln = d->launch;
       ln.src = j;
-      indirect(&r, step, &ln, sizeof ln, CMD_STEP + j);
+      indirect(&r, step[j], &ln, sizeof ln, CMD_STEP + j);
       if (!greedy)
         loop_barrier(l->cmd); /* the all-queues policy runs them in order, as CUDA does */
     }
@@ -336,7 +339,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       loop_barrier(l->cmd);
     }
   }
-  ws_free(stage_p);
+  ws_free(step);
   const ws_status end = WS_VK_CALL(dev, vkEndCommandBuffer, l->cmd);
   return st != WS_OK ? st : end;
 }
@@ -404,9 +407,9 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
   ws_status st = WS_OK;
-  if (!vk->loop_pipeline &&
-      (st = ws_vk_pipeline_create(dev, ws_vk_shader_loop, ws_vk_shader_loop_size, 1, 0,
-                                  "the device loop's decide shader", &vk->loop_pipeline)) != WS_OK)
+  if (!vk->loop_pipeline && (st = ws_vk_pipeline_create(
+                                 dev, ws_vk_shader_loop, ws_vk_shader_loop_size, 1, 0, WS_VK_NO_SRC,
+                                 "the device loop's decide shader", &vk->loop_pipeline)) != WS_OK)
     return st;
   ws_vk_loop *l = ws_calloc(1, sizeof *l);
   if (!l)

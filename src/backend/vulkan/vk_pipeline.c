@@ -4,10 +4,12 @@
  * Every pipeline shares one layout: 128 bytes of push constants, no
  * descriptor sets (all memory is reached through buffer device addresses).
  * Specialization constant 0 is the workgroup size (kernel.glsl:
- * local_size_x_id = 0), 1 the workgroups per dispatch chunk. User pipelines
- * are created at the first launch of an (entry, megakernel?, block) triple
- * and cached until the device is destroyed; the queue shaders' pipelines are
- * created when the device opens.
+ * local_size_x_id = 0), 1 the workgroups per dispatch chunk, 2 an indirect
+ * dispatch's invocation count, 2046 the continuation of a coroutine step
+ * specialized for one (WS_SPEC_SRC). User pipelines are created at the first
+ * launch of an (entry, form, block, invocations, continuation) key and cached
+ * until the device is destroyed; the queue shaders' pipelines are created
+ * when the device opens.
  */
 #include "../../core/alloc.h"
 #include "vk_internal.h"
@@ -68,7 +70,8 @@ static ws_status check_spirv(ws_device *dev, const uint32_t *code, size_t size, 
 }
 
 ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t size, uint32_t block,
-                                uint32_t invocations, const char *what, VkPipeline *out) {
+                                uint32_t invocations, uint32_t src, const char *what,
+                                VkPipeline *out) {
   ws_vk_impl *vk = ws_vk_of(dev);
   *out = VK_NULL_HANDLE;
   const VkPhysicalDeviceLimits *lim = &vk->props.limits;
@@ -90,10 +93,14 @@ ws_status ws_vk_pipeline_create(ws_device *dev, const uint32_t *code, size_t siz
     return ws_dev_fail(dev, ws_vk_status_of(r), "vulkan: %s: vkCreateShaderModule failed: %s (%d)",
                        what, ws_vk_result_name(r), (int)r);
   /* kernel.glsl: workgroup size, workgroups per chunk, invocations of an
-   * indirect dispatch (0 = the launch geometry says) */
-  const uint32_t spec_values[3] = {block, vk->chunk_groups, invocations};
-  const VkSpecializationMapEntry spec_map[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-  const VkSpecializationInfo spec = {3, spec_map, sizeof spec_values, spec_values};
+   * indirect dispatch (0 = the launch geometry says), and for a step
+   * specialized for one continuation WS_SPEC_SRC (left out otherwise, so
+   * that every other pipeline is created exactly as before it existed) */
+  const uint32_t spec_values[4] = {block, vk->chunk_groups, invocations, src};
+  const VkSpecializationMapEntry spec_map[4] = {
+      {0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {WS_VK_SPEC_SRC_ID, 12, 4}};
+  const uint32_t spec_count = src == WS_VK_NO_SRC ? 3u : 4u;
+  const VkSpecializationInfo spec = {spec_count, spec_map, 4u * spec_count, spec_values};
   VkComputePipelineCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       /* vkCmdDispatchBase with a non-zero base needs this flag */
@@ -150,7 +157,7 @@ ws_status ws_vk_pipelines_init(ws_device *dev) {
   ws_status st = WS_VK_CALL(dev, vkCreatePipelineLayout, vk->device, &li, NULL, &vk->layout);
   for (uint32_t s = 0; s < WS_VK_QS_N && st == WS_OK; ++s)
     st = ws_vk_pipeline_create(dev, shaders[s].code, *shaders[s].size, vk->queue_block, 0,
-                               shaders[s].name, &vk->queue_pipelines[s]);
+                               WS_VK_NO_SRC, shaders[s].name, &vk->queue_pipelines[s]);
   return st;
 }
 
@@ -171,16 +178,16 @@ void ws_vk_pipelines_destroy(ws_device *dev) {
   vk->layout = VK_NULL_HANDLE;
 }
 
-/* The cached pipeline of (entry, form, block, invocations), created on
+/* The cached pipeline of (entry, form, block, invocations, src), created on
  * first use. GLSL modules have step and megakernel shaders; no tail
  * (ws_scheduler_config.tail_frames then never runs a tail on Vulkan). */
 ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
-                              uint32_t block, uint32_t invocations, VkPipeline *out) {
+                              uint32_t block, uint32_t invocations, uint32_t src, VkPipeline *out) {
   ws_vk_impl *vk = ws_vk_of(dev);
   for (uint32_t i = 0; i < vk->pipeline_count; ++i) {
     const ws_vk_pipeline *p = &vk->pipelines[i];
     if (p->entry == entry && p->form == form && p->block == block &&
-        p->invocations == invocations) {
+        p->invocations == invocations && p->src == src) {
       *out = p->pipeline;
       return WS_OK;
     }
@@ -204,15 +211,26 @@ ws_status ws_vk_user_pipeline(ws_device *dev, const ws_module_entry *entry, ws_l
     vk->pipelines = grown;
     vk->pipeline_cap = cap;
   }
-  char what[160];
-  snprintf(what, sizeof what, "entry '%s'%s", entry->name, mega ? " (megakernel)" : "");
+  char what[192];
+  if (src != WS_VK_NO_SRC)
+    snprintf(what, sizeof what, "entry '%s' (step specialized for continuation %u)", entry->name,
+             src);
+  else
+    snprintf(what, sizeof what, "entry '%s'%s", entry->name, mega ? " (megakernel)" : "");
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = ws_vk_pipeline_create(dev, code, size, block, invocations, what, &p);
+  ws_status st = ws_vk_pipeline_create(dev, code, size, block, invocations, src, what, &p);
   if (st != WS_OK)
     return st;
-  vk->pipelines[vk->pipeline_count++] = (ws_vk_pipeline){entry, form, block, invocations, p};
+  vk->pipelines[vk->pipeline_count++] = (ws_vk_pipeline){entry, form, block, invocations, src, p};
   *out = p;
   return WS_OK;
+}
+
+ws_status ws_vk_step_pipeline(ws_device *dev, const ws_module_entry *entry, uint32_t block,
+                              uint32_t src, uint32_t continuation_count, VkPipeline *out) {
+  const ws_vk_impl *vk = ws_vk_of(dev);
+  const bool one = vk->specialize && entry->kind == WS_ENTRY_COROUTINE && src <= continuation_count;
+  return ws_vk_user_pipeline(dev, entry, WS_FORM_STEP, block, 0, one ? src : WS_VK_NO_SRC, out);
 }
 
 ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launch_form form,
@@ -223,7 +241,15 @@ ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launc
                        "hold %u",
                        entry->name, args_size, WS_VK_PUSH_BYTES);
   VkPipeline p = VK_NULL_HANDLE;
-  ws_status st = ws_vk_user_pipeline(dev, entry, form, block, 0, &p);
+  ws_status st;
+  if (form == WS_FORM_STEP && entry->kind == WS_ENTRY_COROUTINE && args_size == sizeof(ws_launch)) {
+    /* a coroutine step: the pipeline of the continuation the launch runs */
+    ws_launch l;
+    memcpy(&l, args, sizeof l);
+    st = ws_vk_step_pipeline(dev, entry, block, l.src, l.continuation_count, &p);
+  } else {
+    st = ws_vk_user_pipeline(dev, entry, form, block, 0, WS_VK_NO_SRC, &p);
+  }
   if (st != WS_OK)
     return st;
   return ws_vk_record_dispatch(dev, p, args, (uint32_t)args_size, n, block, entry->name);
