@@ -322,6 +322,20 @@ static ws_status ws_set_deps(ws_device *dev, ws_cuda *c, cudaGraphNode_t *deps, 
                                          __LINE__);
 }
 
+/* Whether branch b is one of the SWITCH's (else a chain of its own). */
+static bool ws_branch_switched(const ws_decide_args *a, uint32_t b) {
+  return a->switch_from < a->nbranch && (b >= a->switch_from || (b == 1 && a->refill_switched));
+}
+
+/* RESUME_ALL is never taken under the greedy policy, RESUME j never under
+ * the all-queues policy, NONE runs nothing, the tail only when configured */
+static bool ws_branch_taken(const ws_loop_desc *d, uint32_t b) {
+  const uint32_t nbranch = 4u + d->K + d->stage_count;
+  const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
+  return b != 0 && !(b == 2 && greedy) && !(b >= 3 && b < 3u + d->K && !greedy) &&
+         !(b == nbranch - 1u && !(d->flags & WS_DEC_TAIL));
+}
+
 /* One iteration into the body being captured, after what the capture
  * depends on now: observations, decisions, storage compactions, then every
  * chain side by side and the SWITCH beside them. Leaves in `sinks` the
@@ -331,8 +345,6 @@ static ws_status ws_set_deps(ws_device *dev, ws_cuda *c, cudaGraphNode_t *deps, 
 static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_decide_args da,
                                       cudaGraphConditionalHandle more,
                                       cudaGraphConditionalHandle branch,
-                                      bool (*switched)(const ws_decide_args *, uint32_t),
-                                      bool (*taken)(const ws_loop_desc *, uint32_t),
                                       cudaGraphNode_t *sinks, size_t sink_cap, size_t *nsinks,
                                       cudaGraph_t **switch_bodies) {
   ws_cuda *c = ws_cuda_of(dev);
@@ -364,7 +376,7 @@ static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_
     r = ws_capture_deps(dev, c, deps, sizeof deps / sizeof deps[0], &ndeps, &cg);
   *nsinks = 0;
   for (uint32_t b = 1; r == WS_OK && b < da.nbranch; ++b) {
-    if (switched(&da, b) || !taken(d, b))
+    if (ws_branch_switched(&da, b) || !ws_branch_taken(d, b))
       continue;
     size_t n = 0;
     if ((r = ws_set_deps(dev, c, deps, ndeps)) != WS_OK ||
@@ -388,19 +400,6 @@ static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_
     *switch_bodies = sp.conditional.phGraph_out;
   }
   return r;
-}
-
-static bool ws_branch_switched(const ws_decide_args *a, uint32_t b) {
-  return a->switch_from < a->nbranch && (b >= a->switch_from || (b == 1 && a->refill_switched));
-}
-
-/* RESUME_ALL is never taken under the greedy policy, RESUME j never under
- * the all-queues policy, NONE runs nothing, the tail only when configured */
-static bool ws_branch_taken(const ws_loop_desc *d, uint32_t b) {
-  const uint32_t nbranch = 4u + d->K + d->stage_count;
-  const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
-  return b != 0 && !(b == 2 && greedy) && !(b >= 3 && b < 3u + d->K && !greedy) &&
-         !(b == nbranch - 1u && !(d->flags & WS_DEC_TAIL));
 }
 
 static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l) {
@@ -473,7 +472,12 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   if (!sinks)
     return ws_dev_fail(dev, WS_ENOMEM, WS_GPU_API_NAME ": device loop: out of host memory");
   size_t nsinks = 0;
-  WS_CAPTURE_BEGIN(dev, c, body);
+  const cudaError_t ce =
+      cudaStreamBeginCaptureToGraph(c->stream, body, NULL, NULL, 0, cudaStreamCaptureModeRelaxed);
+  if (ce != cudaSuccess) {
+    ws_free(sinks);
+    return ws_cuda_fail(dev, ce, "device loop: cudaStreamBeginCaptureToGraph", __FILE__, __LINE__);
+  }
   for (uint32_t u = 0; r == WS_OK && u < unroll; ++u) {
     cudaGraphConditionalHandle branch = 0;
     if (any_switched) {
@@ -484,8 +488,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     if (r == WS_OK && u)
       r = ws_set_deps(dev, c, sinks, nsinks);
     if (r == WS_OK)
-      r = ws_capture_iteration(dev, d, da, more, branch, ws_branch_switched, ws_branch_taken,
-                               sinks, sink_cap, &nsinks, &bodies[u]);
+      r = ws_capture_iteration(dev, d, da, more, branch, sinks, sink_cap, &nsinks, &bodies[u]);
   }
   ws_free(sinks);
   if ((r = ws_capture_end(dev, c, r)) != WS_OK)
