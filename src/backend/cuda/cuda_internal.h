@@ -179,9 +179,10 @@ static inline ws_dyn ws_dyn_at(const uint32_t *p) {
   return d;
 }
 /* A device-loop queue kernel's guard: the kernel does nothing at all (no
- * work, no last-block bookkeeping) unless *word == want. The loop records
- * every branch's kernels side by side and its decisions write the chosen
- * branch into the word (cuda_loop.cu); word NULL: always run. */
+ * work, no last-block bookkeeping) unless *word == want; word NULL: always
+ * run. The loop (cuda_loop.cu) records the resumes' kernels side by side,
+ * guarded by the branch word its decisions write, and the storage
+ * compactions guarded by whether the iteration's decision ran. */
 typedef struct ws_guard {
   const uint32_t *word;
   uint32_t want;
