@@ -13,26 +13,7 @@
 //   chainE  decide -> E kernel nodes in a row, each reading which branch was
 //           chosen and returning at once unless it is the step (the shape
 //           without a SWITCH: every branch a kernel that may do nothing)
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <vector>
-#include <cuda_runtime.h>
-
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      printf("CUDA error %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_));                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-static double now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+#include "probe.h"
 
 // st[0] items, st[1] iterations left, st[2] iterations done; the rest of the
 // record (copy variants) is carried through shared memory as the library does
@@ -69,7 +50,7 @@ __global__ void step_k(const unsigned long long *st, unsigned *data, int me) {
     return;
   const int n = (int)st[0];
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    data[i] = data[i] * 1664525u + 1013904223u;
+    data[i] = probe_step(data[i]);
 }
 
 static int run(const char *name, int copy, int use_switch, unsigned bytes, int grid, int chain,
@@ -162,9 +143,8 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
   }
   unsigned long long h[3];
   CK(cudaMemcpy(h, st, sizeof h, cudaMemcpyDeviceToHost));
-  std::sort(r.begin(), r.end());
   printf("%-7s state %5u B, step grid %4d, %2d switch branches, %d chained: %6.2f us/iter (ran %llu)\n",
-         name, copy ? bytes : 0, grid, use_switch ? branches : 0, chain, r[r.size() / 2], h[2]);
+         name, copy ? bytes : 0, grid, use_switch ? branches : 0, chain, median(r), h[2]);
   CK(cudaGraphExecDestroy(ge));
   CK(cudaGraphDestroy(g));
   CK(cudaFree(st));

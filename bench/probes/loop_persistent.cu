@@ -16,23 +16,11 @@
 // sense-reversing barrier on one global word), and the grid (one block per
 // SM, or every resident block). Output: µs per iteration, and whether every
 // frame ended with the right count.
-#include <algorithm>
-#include <chrono>
+#include "probe.h"
 #include <cooperative_groups.h>
-#include <cstdio>
-#include <vector>
-#include <cuda_runtime.h>
 
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      printf("CUDA error %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_));                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 struct loop_state {
   unsigned counts[3];   // queue 0 unused, 1 ping, 2 pong
@@ -92,7 +80,7 @@ __global__ void loop_kernel(loop_state *s, unsigned *tokens, unsigned *left, uns
       const bool mine = i < frames && tokens[i] == q;
       unsigned next = 0;
       if (mine) {
-        value[i] = value[i] * 1664525u + 1013904223u;
+        value[i] = probe_step(value[i]);
         next = --left[i] ? (q == 1 ? 2u : 1u) : 0u;
         tokens[i] = next;
       }
@@ -157,14 +145,13 @@ static int run(bool coop, unsigned blocks_per_sm_wanted, unsigned frames, unsign
     CK(cudaMemcpy(v.data(), value, frames * 4u, cudaMemcpyDeviceToHost));
     unsigned want = 0;
     for (unsigned b = 0; b < bounces; ++b)
-      want = want * 1664525u + 1013904223u;
+      want = probe_step(want);
     ok = ok && v[0] == want && v[frames - 1] == want && iters == bounces;
     if (rep)
       r.push_back(us / (iters ? iters : 1u));
   }
-  std::sort(r.begin(), r.end());
   printf("%-12s grid %4u (%u per SM), %u frames x %u bounces: %6.2f us/iter (%u iterations, %s)\n",
-         coop ? "grid.sync" : "own barrier", grid, bps, frames, bounces, r[r.size() / 2], iters,
+         coop ? "grid.sync" : "own barrier", grid, bps, frames, bounces, median(r), iters,
          ok ? "ok" : "WRONG");
   CK(cudaFree(s));
   CK(cudaFree(tokens));

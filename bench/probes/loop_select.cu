@@ -21,27 +21,9 @@
 //           once (the same refill, guarded instead of conditional)
 //   *-pdl   every edge after decide programmatic: a kernel may start while
 //           its predecessor runs and waits in cudaGridDependencySynchronize
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <vector>
-#include <cuda_runtime.h>
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      printf("CUDA error %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_));                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-static double now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+#include "probe.h"
 
 enum { MAXN = 64 };
 
@@ -77,11 +59,22 @@ __global__ void step_k(const unsigned long long *st, unsigned *data, int me, int
     return;
   const int n = (int)st[0];
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    data[i] = data[i] * 1664525u + 1013904223u;
+    data[i] = probe_step(data[i]);
   if (pdl) {
     __threadfence();
     cudaTriggerProgrammaticLaunchCompletion();
   }
+}
+
+// A step_k node of `grid` blocks with these arguments.
+static cudaGraphNodeParams step_node(int grid, void **args) {
+  cudaGraphNodeParams np = {};
+  np.type = cudaGraphNodeTypeKernel;
+  np.kernel.func = (void *)step_k;
+  np.kernel.gridDim = dim3(grid);
+  np.kernel.blockDim = dim3(256);
+  np.kernel.kernelParams = args;
+  return np;
 }
 
 enum kind { K_SWITCH, K_PAR, K_UPD, K_MIX, K_LONG };
@@ -152,12 +145,7 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
           cudaGraphNode_t p = NULL;
           for (int l = 0; l < L; ++l) {
             args[b * L + l] = {&st, &data, &mine[b * L + l], &pd};
-            cudaGraphNodeParams np = {};
-            np.type = cudaGraphNodeTypeKernel;
-            np.kernel.func = (void *)step_k;
-            np.kernel.gridDim = dim3(grid);
-            np.kernel.blockDim = dim3(256);
-            np.kernel.kernelParams = args[b * L + l].data();
+            cudaGraphNodeParams np = step_node(grid, args[b * L + l].data());
             cudaGraphNode_t x;
             CK(cudaGraphAddNode(&x, bodies[b], l ? &p : NULL, l && pdl ? &ed : NULL, l ? 1 : 0,
                                 &np));
@@ -171,12 +159,7 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
       const int i = e * L + l;
       mine[i] = kd == K_UPD ? -1 : e;
       args[i] = {&st, &data, &mine[i], &pd};
-      cudaGraphNodeParams np = {};
-      np.type = cudaGraphNodeTypeKernel;
-      np.kernel.func = (void *)step_k;
-      np.kernel.gridDim = dim3(grid);
-      np.kernel.blockDim = dim3(256);
-      np.kernel.kernelParams = args[i].data();
+      cudaGraphNodeParams np = step_node(grid, args[i].data());
       cudaGraphNode_t x;
       CK(cudaGraphAddNode(&x, where, &prev, pdl ? &ed : NULL, nprev, &np));
       if (kd == K_UPD) {
@@ -206,12 +189,7 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
     }
     cudaGraphNode_t p = NULL;
     for (int l = 0; l < 3; ++l) {
-      cudaGraphNodeParams np = {};
-      np.type = cudaGraphNodeTypeKernel;
-      np.kernel.func = (void *)step_k;
-      np.kernel.gridDim = dim3(grid);
-      np.kernel.blockDim = dim3(256);
-      np.kernel.kernelParams = na;
+      cudaGraphNodeParams np = step_node(grid, na);
       cudaGraphNode_t x;
       const cudaGraphNode_t *dep = l ? &p : kd == K_LONG ? &n1 : NULL;
       CK(cudaGraphAddNode(&x, where, dep, NULL, dep ? 1 : 0, &np));
@@ -244,10 +222,9 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
   // variant that ran a branch not chosen, or skipped the chosen one, differs
   unsigned want = 0;
   for (long it = 0; it < 6L * N * L; ++it)
-    want = want * 1664525u + 1013904223u;
-  std::sort(r.begin(), r.end());
+    want = probe_step(want);
   printf("%-10s E %2d L %d grid %4d: %6.2f us/iter (ran %llu, data %s)\n", name, E, L, grid,
-         r[r.size() / 2], h[2], d[0] == want && d[n - 1] == want ? "ok" : "WRONG");
+         median(r), h[2], d[0] == want && d[n - 1] == want ? "ok" : "WRONG");
   CK(cudaGraphExecDestroy(ge));
   CK(cudaGraphDestroy(g));
   CK(cudaFree(st));
