@@ -421,13 +421,9 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   memset(&da, 0, sizeof da);
   da.state = d->state;
   da.size = d->state_bytes;
-  /* the copy in shared memory: at most the default 48 KiB per block;
-   * WS_CUDA_LOOP_DECIDE=inplace decides in global memory (an A/B knob) */
-  const char *dv = getenv("WS_CUDA_LOOP_DECIDE");
-  const bool inplace = dv && strcmp(dv, "inplace") == 0;
-  if (dv && *dv && !inplace && strcmp(dv, "shared") != 0)
-    return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_LOOP_DECIDE='%s': expected shared or inplace", dv);
-  da.smem = !inplace && da.size <= 48u * 1024u ? da.size : 0u;
+  /* the copy in shared memory: at most the default 48 KiB per block
+   * (deciding in global memory instead was slower, s6run7) */
+  da.smem = da.size <= 48u * 1024u ? da.size : 0u;
   da.K = d->K;
   da.stages = d->stage_count;
   da.nbranch = 4u + d->K + d->stage_count;
