@@ -108,7 +108,7 @@ function(ws_add_glsl_module target module dir)
       string(APPEND entries
         "    {\"${name}\", WS_ENTRY_COROUTINE, (uint32_t)sizeof(ws_launch), 0, 0,\n"
         "     ws_vk_${index}_step, sizeof ws_vk_${index}_step,\n"
-        "     ws_vk_${index}_mega, sizeof ws_vk_${index}_mega, 0, 0, 0, 0, 0, 0, 0},\n")
+        "     ws_vk_${index}_mega, sizeof ws_vk_${index}_mega, 0, 0, 0, 0, 0, 0, 0, 0},\n")
     elseif(file MATCHES "^(.+)\\.comp$")
       set(name ${CMAKE_MATCH_1})
       file(STRINGS ${src} marker REGEX "ws:args_size[ \t]+[0-9]+")
@@ -128,7 +128,7 @@ function(ws_add_glsl_module target module dir)
         "static const uint32_t ws_vk_${index}[] = {\n#include \"${spv}\"\n};\n")
       string(APPEND entries
         "    {\"${name}\", WS_ENTRY_KERNEL, ${args_size}u, 0, 0,\n"
-        "     ws_vk_${index}, sizeof ws_vk_${index}, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n")
+        "     ws_vk_${index}, sizeof ws_vk_${index}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n")
     endif()
     if(name IN_LIST names)
       message(FATAL_ERROR "ws_add_glsl_module(${module}): entry '${name}' is defined twice in ${dir}")

@@ -39,6 +39,10 @@
 #define WS_GPU_LAST_ERROR() ((int)hipGetLastError())
 #define WS_GPU_INVALID_VALUE hipErrorInvalidValue
 #else
+#include <cooperative_groups.h>
+extern "C" {
+#include "wavesched/detail/decide.h"
+}
 #define WS_GPU_STREAM cudaStream_t
 #define WS_GPU_LAST_ERROR() ((int)cudaGetLastError())
 #define WS_GPU_INVALID_VALUE cudaErrorInvalidValue
@@ -820,6 +824,10 @@ __device__ static inline uint32_t ws_block_index_(uint32_t k) {
 template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, uint32_t, size_t) {
   return grid;
 }
+/* HIP has no persistent device loop (decide.h ws_dec_persist): every
+ * iteration is launched. */
+#define WS_CORO_PERSIST_(co, tframe)
+#define WS_PERSIST_LAUNCHER_(co) 0
 /* HIP has no lane refill (ws_steps_ is never on there): stepped kernels and
  * continuations run one index or frame per thread, as every launch on HIP. */
 #define WS_STEPS_LAUNCHER_(lname, fn, T, tstate, begin, step, end, Tag)                 \
@@ -990,6 +998,114 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
     co##_ws_steps_<SRC_>(a_, nb_, [&](uint32_t k) { return list_[ws_block_index_(k)]; }); \
   }
 #endif
+#if !defined(__HIPCC__)
+/* Calls F<src>::run(a) on the device for a runtime src in 1..N. */
+template <uint32_t N, template <uint32_t> class F> struct ws_src_run_dev_ {
+  template <class A> __device__ static void run(uint32_t src, const A &a) {
+    if (src == N)
+      F<N>::run(a);
+    else
+      ws_src_run_dev_<N - 1, F>::run(src, a);
+  }
+};
+template <template <uint32_t> class F> struct ws_src_run_dev_<0, F> {
+  template <class A> __device__ static void run(uint32_t, const A &) {}
+};
+/* The persistent device loop (decide.h ws_dec_persist, cuda_loop.cu): one
+ * cooperative kernel. Block 0 decides (its first thread, on the state it
+ * keeps in shared memory past the scan queue); at a grid barrier every
+ * block learns whether the decision is the kernel's (a scan-mode resume),
+ * runs that continuation's device-loop step body as the continuation's own
+ * kernel would (the plan holds the scan bound, the counts are fused), and
+ * meets the others at a second barrier before the next decision, so a
+ * decision sees every count the launch before it left. The grid is at most
+ * the blocks the device holds at once, which the cooperative launch
+ * requires; every body strides. */
+__device__ static inline uint32_t ws_persist_decide_(const ws_dec_persist &p, uint64_t *sh) {
+  __shared__ uint32_t ws_persist_go_;
+  uint64_t *g = WS_PTR(uint64_t, p.state);
+  ws_dstate *d = (ws_dstate *)sh;
+  if (threadIdx.x == 0) {
+    ws_persist_go_ = ws_dec_persist_decide(&p, d);
+    if (!ws_persist_go_)
+      ws_dec_rebase(d, (uint64_t)(uintptr_t)sh, p.state, p.size);
+  }
+  __syncthreads();
+  const uint32_t go = ws_persist_go_;
+  /* the plan for the other blocks, or the whole state for the graph */
+  const uint32_t from = go ? (uint32_t)(offsetof(ws_dstate, plan) / 8u) : 0u;
+  const uint32_t to = go ? from + (uint32_t)(sizeof(ws_dec_plan) / 8u) : p.size / 8u;
+  for (uint32_t i = from + threadIdx.x; i < to; i += blockDim.x)
+    g[i] = sh[i];
+  return go;
+}
+#define WS_CORO_PERSIST_(co, tframe)                                                    \
+  template <uint32_t SRC_> struct co##_ws_persist_k_ {                                  \
+    __device__ static void run(const ws_launch &a_) { co##_ws_dev_body_<SRC_>(a_); }    \
+  };                                                                                    \
+  __global__ void co##_ws_persist_gpu(ws_launch a_, ws_dec_persist p_) {                \
+    extern __shared__ unsigned long long ws_persist_sh_[];                              \
+    cooperative_groups::grid_group g_ = cooperative_groups::this_grid();                \
+    const volatile uint32_t *w_ = WS_PTR(const volatile uint32_t, p_.words);            \
+    const volatile ws_launch_plan *pl_ = WS_PTR(const volatile ws_launch_plan, a_.plan); \
+    /* past the scan queue (2 x blockDim words) */                                      \
+    uint64_t *sh_ = (uint64_t *)ws_persist_sh_ + blockDim.x;                            \
+    if (blockIdx.x == 0) {                                                              \
+      const uint64_t *g0_ = WS_PTR(const uint64_t, p_.state);                           \
+      for (uint32_t i_ = threadIdx.x; i_ < p_.size / 8u; i_ += blockDim.x)              \
+        sh_[i_] = g0_[i_];                                                              \
+      __syncthreads();                                                                  \
+      if (threadIdx.x == 0)                                                             \
+        ws_dec_rebase((ws_dstate *)sh_, p_.state, (uint64_t)(uintptr_t)sh_, p_.size);   \
+    }                                                                                   \
+    for (;;) {                                                                          \
+      if (blockIdx.x == 0)                                                              \
+        (void)ws_persist_decide_(p_, sh_);                                              \
+      g_.sync();                                                                        \
+      if (!w_[WS_PERSIST_GO])                                                           \
+        return;                                                                         \
+      ws_src_run_dev_<co##_ws_K, co##_ws_persist_k_>::run(pl_->src, a_);               \
+      g_.sync();                                                                        \
+    }                                                                                   \
+  }                                                                                     \
+  static int co##_ws_persist_launch(const void *args, const void *persist, uint32_t block, \
+                                    void *stream) {                                     \
+    ws_launch a_;                                                                       \
+    ws_dec_persist p_;                                                                  \
+    memcpy(&a_, args, sizeof a_);                                                       \
+    memcpy(&p_, persist, sizeof p_);                                                    \
+    const size_t smem_ = 2u * block * 4u + p_.size;                                     \
+    int dev_ = 0, sms_ = 0, per_sm_ = 0;                                                \
+    cudaError_t e_ = cudaGetDevice(&dev_);                                              \
+    if (e_ == cudaSuccess)                                                              \
+      e_ = cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_);         \
+    if (e_ == cudaSuccess && smem_ > 48u * 1024u)                                       \
+      e_ = cudaFuncSetAttribute(co##_ws_persist_gpu,                                    \
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_); \
+    if (e_ == cudaSuccess)                                                              \
+      e_ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_, co##_ws_persist_gpu, \
+                                                         (int)block, smem_);            \
+    if (e_ != cudaSuccess)                                                              \
+      return (int)e_;                                                                   \
+    if (per_sm_ <= 0 || sms_ <= 0)                                                      \
+      return (int)cudaErrorCooperativeLaunchTooLarge;                                   \
+    uint64_t grid_ = (uint64_t)sms_ * (uint64_t)per_sm_;                                \
+    if (p_.grid != 0u && p_.grid < grid_)                                               \
+      grid_ = p_.grid;                                                                  \
+    cudaLaunchAttribute at_[1];                                                         \
+    at_[0].id = cudaLaunchAttributeCooperative;                                         \
+    at_[0].val.cooperative = 1;                                                         \
+    cudaLaunchConfig_t cf_ = {};                                                        \
+    cf_.gridDim = dim3((unsigned)grid_);                                                \
+    cf_.blockDim = dim3(block);                                                         \
+    cf_.dynamicSmemBytes = smem_;                                                       \
+    cf_.stream = (cudaStream_t)stream;                                                  \
+    cf_.attrs = at_;                                                                    \
+    cf_.numAttrs = 1;                                                                   \
+    return (int)cudaLaunchKernelEx(&cf_, co##_ws_persist_gpu, a_, p_);                  \
+  }
+#define WS_PERSIST_LAUNCHER_(co) co##_ws_persist_launch
+#endif
 /* Continuation SRC's kernels: name<SRC>, or name##_capped<SRC> where a
  * register cap is set (the launch structs pick by ws_max_registers_) */
 #define WS_CORO_KERNELS_(tframe, name, params, call)                                    \
@@ -1146,7 +1262,8 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
       return (int)WS_GPU_INVALID_VALUE;                                                 \
     return ws_src_dispatch_<co##_ws_K, co##_ws_dev_k_>::run(                            \
         src, (const ws_launch *)&a_, grid, block, (WS_GPU_STREAM)stream);               \
-  }
+  }                                                                                     \
+  WS_CORO_PERSIST_(co, tframe)
 #else
 #define WS_CORO_LAUNCHERS_(co, tframe)                                                  \
   WS_DEVICE static void co##_ws_step(const ws_launch *p, uint32_t i) {                  \
@@ -1218,6 +1335,10 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
 #endif
 
 /* ---- module tables ---- */
+#ifndef WS_PERSIST_LAUNCHER_
+/* the CPU: no persistent device loop */
+#define WS_PERSIST_LAUNCHER_(co) 0
+#endif
 /* hip-clang also emits namespace-scope const tables in its device pass,
  * where the host launchers they name do not exist (undefined symbols at the
  * device link); a non-const table stays host-only. */
@@ -1246,10 +1367,11 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
    (uint32_t)co##_ws_frame_field_bytes,                                                 \
    co##_ws_dev_launch,                                                                  \
    co##_ws_tail_launch,                                                                 \
-   co##_ws_describe},
+   co##_ws_describe,                                                                    \
+   WS_PERSIST_LAUNCHER_(co)},
 /** The module entry of plain kernel `k` (WS_KERNEL). */
 #define WS_MODULE_KERNEL(k)                                                             \
-  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+  {#k, WS_ENTRY_KERNEL, (uint32_t)k##_ws_args_size, k##_ws_launch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 /** Ends module `m`'s table and defines `const ws_module m_module_cpu` (C) or
  * `m_module_cuda` (CUDA), which the generated `m_modules` set lists. */
 #define WS_MODULE_END(m)                                                                \

@@ -78,7 +78,7 @@ typedef struct ws_launch {
 
 /* What a launch driven by a device loop reads at ws_launch.plan: the loop's
  * decisions write it each iteration (the first fields of the loop's plan
- * record, src/core/decide.h). The slot list is slots + 4 * slot_offset when
+ * record, include/wavesched/detail/decide.h). The slot list is slots + 4 * slot_offset when
  * use_slots is set, else slot_base + i. */
 /** ws_launch_plan.action: nothing runs this iteration. */
 #define WS_PLAN_NONE 0u

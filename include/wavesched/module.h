@@ -43,6 +43,12 @@ typedef int (*ws_launch_fn)(uint32_t n, const void *args, uint32_t block, void *
  * kernel runs, with a fixed grid (GPUs stride over the frames). */
 typedef int (*ws_dev_launch_fn)(uint32_t src, uint32_t grid, const void *args, uint32_t block,
                                 void *stream);
+/** Launcher of a coroutine's persistent device-loop kernel (CUDA): one
+ * cooperative launch that decides and resumes iteration after iteration
+ * (include/wavesched/detail/decide.h ws_dec_persist, what `persist` points
+ * to), `args` being the device loop's ws_launch. */
+typedef int (*ws_persist_launch_fn)(const void *args, const void *persist, uint32_t block,
+                                    void *stream);
 
 /** One field of a frame, as the host sees it (WS_FRAME_DESC). */
 typedef struct ws_frame_field {
@@ -92,6 +98,9 @@ typedef struct ws_module_entry {
    * and modules alone; ws_scheduler_create takes them from here when the
    * host's description leaves them out. NULL where not recorded (Vulkan). */
   void (*describe)(struct ws_coroutine_desc *out);
+  /** Coroutines (CUDA): the persistent device-loop kernel's launcher; NULL
+   * where there is none (the device loop then launches every iteration). */
+  ws_persist_launch_fn launch_persist;
 } ws_module_entry;
 
 /** The kernels one source file defines, compiled for one backend

@@ -11,7 +11,7 @@
 #ifndef WAVESCHED_CORE_SCHED_H
 #define WAVESCHED_CORE_SCHED_H
 
-#include "decide.h"
+#include "wavesched/detail/decide.h"
 #include "device.h"
 
 /* One registered capacity owner (SPEC §3.3). Entry i goes with the

@@ -18,7 +18,7 @@
 #include "t_twin.h"
 #include "ws_test.h"
 
-#include "../../src/core/decide.h"
+#include "wavesched/detail/decide.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * (decide.h's ws_dec_observe_works, ws_dec_decide, ws_dec_loop_next, the
  * order every device loop calls them in) on each of `count` loop states laid
  * out one after another, 384 bytes apart, from `states`. The C/CUDA kernel
- * compiles src/core/decide.h; the GLSL one its Vulkan twin
+ * compiles include/wavesched/detail/decide.h; the GLSL one its Vulkan twin
  * src/backend/vulkan/shaders/decide.glsl (tests/core/test_decide_twin.c). */
 #ifndef T_TWIN_H
 #define T_TWIN_H

@@ -2,7 +2,7 @@
 /* Kernel of the decide.h / decide.glsl agreement test (t_twin.h). */
 #include "t_twin.h"
 
-#include "../../src/core/decide.h"
+#include "wavesched/detail/decide.h"
 
 WS_KERNEL(t_twin, t_twin_args, i, a) {
   ws_dstate *d = WS_PTR(ws_dstate, a->states) + i;

@@ -5,7 +5,7 @@
  * statistics, and the exact status and iteration of every protocol
  * violation and client failure (fz_case.h).
  *
- * It shares no code with the library's loop (src/core/decide.h): items are
+ * It shares no code with the library's loop (include/wavesched/detail/decide.h): items are
  * the table-driven coroutine's (fz.h) whose every step is a pure function of
  * the seed, the id and the item's own counters, so a queue is the set of
  * items waiting in it, whatever slots they occupy. That holds as long as a

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../core/alloc.h"
-#include "../../core/decide.h"
+#include "wavesched/detail/decide.h"
 #include "../../core/device.h"
 #include "cpu_internal.h"
 

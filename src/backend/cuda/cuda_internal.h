@@ -64,7 +64,10 @@ enum {
   WS_CTL_DL_BRANCH = 14,
   WS_CTL_DL_HALT = 15,
   WS_CTL_DL_RAN = 16,
-  WS_CTL_COUNT_ACC = 17,                                 /* [WS_CUDA_SMEM_BINS] */
+  /* the persistent loop's words (decide.h WS_PERSIST_*): its decision for
+   * the graph; zero between graph launches */
+  WS_CTL_DL_PERSIST = 17,                                /* [4] */
+  WS_CTL_COUNT_ACC = 21,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
 };

@@ -41,6 +41,15 @@
  * launch sets the halt word, and the decisions after it in the same pass
  * run nothing. Measured per iteration in docs/decisions.md.
  *
+ * The persistent loop (WS_CUDA_LOOP_PERSIST=on, the default; fused
+ * accounting in scan mode, no verification, no append storage): the body is
+ * one iteration preceded by the coroutine's persistent kernel (kernel.h
+ * co_ws_persist_gpu, a cooperative launch), which makes the decisions and
+ * runs the resumes itself, iteration after iteration with grid barriers
+ * between them, until a decision it cannot carry out; the decide kernel
+ * then takes that decision (decide.h ws_dec_persist_decide) and the body
+ * runs its branch. Resumes then cost no launch at all.
+ *
  * Every kernel in the graph has a fixed grid and reads its sizes from the
  * state when it runs (cuda_queue.cu's ws_cuda_dl_*, kernel.h's device-loop
  * launchers), so replaying the graph needs no host work at all. The
@@ -54,10 +63,13 @@
 #include <string.h>
 
 extern "C" {
-#include "../../core/decide.h"
+#include "wavesched/detail/decide.h"
 }
 
 #define WS_LOOP_DECIDE_THREADS 128u
+/* the largest state the persistent kernel's block 0 keeps in shared memory
+ * (a few hundred bytes plus 136 per auxiliary work in practice) */
+#define WS_PERSIST_STATE_MAX (32u * 1024u)
 /* iterations per pass of the WHILE body (measured: docs/decisions.md) */
 #define WS_LOOP_UNROLL_DEFAULT 8u
 
@@ -65,26 +77,6 @@ typedef struct ws_cuda_loop {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
 } ws_cuda_loop;
-
-/* The arrays inside the state's buffer (works, their bounds and stage
- * counts, statistics, the alignment list) are addressed absolutely: moving
- * the buffer into shared memory and back rebases them. `works` is where the
- * copy's works array is (the copy being rebased). */
-__device__ static void ws_rebase(ws_dstate *d, ws_dec_work *works, uint64_t from, uint64_t to,
-                                 uint64_t size) {
-#define WS_REBASE_(f)                                                                              \
-  if ((f) >= from && (f) < from + size)                                                            \
-  (f) = (f) - from + to
-  for (uint32_t i = 0; i < d->aux_count; ++i) {
-    WS_REBASE_(works[i].bound);
-    WS_REBASE_(works[i].q);
-  }
-  WS_REBASE_(d->works);
-  WS_REBASE_(d->node_stats);
-  WS_REBASE_(d->aux_stats);
-  WS_REBASE_(d->align);
-#undef WS_REBASE_
-}
 
 /* What the decide kernel needs besides the handles. */
 typedef struct ws_decide_args {
@@ -113,6 +105,7 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
                      cudaGraphConditionalHandle branch) {
   extern __shared__ unsigned long long ws_loop_sh[];
   uint32_t *const chosen = a.ctl + WS_CTL_DL_BRANCH;
+  uint32_t *const pw = a.ctl + WS_CTL_DL_PERSIST;
   uint64_t *g = (uint64_t *)(uintptr_t)a.state;
   if (a.ctl[WS_CTL_DL_HALT]) {
     if (threadIdx.x == 0) {
@@ -124,43 +117,33 @@ __global__ void __launch_bounds__(WS_LOOP_DECIDE_THREADS)
     }
     return;
   }
-  const bool copy = a.size <= a.smem;
+  /* the persistent kernel before this one made this iteration's decision
+   * (decide.h ws_dec_persist_decide): take it */
+  const bool pre = pw[WS_PERSIST_PRE] != 0u;
+  const bool copy = !pre && a.size <= a.smem;
   if (copy) {
     for (uint32_t i = threadIdx.x; i < a.size / 8u; i += blockDim.x)
       ws_loop_sh[i] = g[i];
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    ws_dstate *d = copy ? (ws_dstate *)ws_loop_sh : (ws_dstate *)g;
-    const uint64_t sh = (uint64_t)(uintptr_t)ws_loop_sh;
-    if (copy)
-      ws_rebase(d, (ws_dec_work *)(uintptr_t)(sh + (d->works - a.state)), a.state, sh, a.size);
-    ws_dec_observe_works(d);
-    ws_dec_decide(d);
-    const ws_dec_plan *p = &d->plan;
-    uint32_t b = 0;
-    switch (p->action) {
-    case WS_ACT_REFILL:
-      b = 1;
-      break;
-    case WS_ACT_RESUME_ALL:
-      b = 2;
-      break;
-    case WS_ACT_RESUME:
-      b = 2u + p->queue;
-      break;
-    case WS_ACT_STAGE:
-      b = 3u + a.K + ws_dec_work_at(d, p->work)->first_stat + p->stage;
-      break;
-    case WS_ACT_TAIL:
-      b = 3u + a.K + a.stages;
-      break;
-    default:
-      break;
+    uint32_t b, again;
+    if (pre) {
+      b = pw[WS_PERSIST_BRANCH];
+      again = pw[WS_PERSIST_MORE];
+      pw[WS_PERSIST_PRE] = 0u;
+    } else {
+      ws_dstate *d = copy ? (ws_dstate *)ws_loop_sh : (ws_dstate *)g;
+      const uint64_t sh = (uint64_t)(uintptr_t)ws_loop_sh;
+      if (copy)
+        ws_dec_rebase(d, a.state, sh, a.size);
+      ws_dec_observe_works(d);
+      ws_dec_decide(d);
+      b = ws_dec_branch(d, a.stages);
+      again = ws_dec_loop_next(d);
+      if (copy)
+        ws_dec_rebase(d, sh, a.state, a.size);
     }
-    const uint32_t again = ws_dec_loop_next(d);
-    if (copy)
-      ws_rebase(d, WS_DEC_PTR(ws_dec_work, d->works), sh, a.state, a.size);
     a.ctl[WS_CTL_DL_ACC] = 0u; /* the count-less gather of this iteration accumulates from 0 */
     a.ctl[WS_CTL_DL_RAN] = 1u;
     a.ctl[WS_CTL_DL_HALT] = again ? 0u : 1u;
@@ -259,27 +242,31 @@ static ws_status ws_capture_end(ws_device *dev, ws_cuda *c, ws_status st) {
   return WS_OK;
 }
 
-/* How the body runs the branch the decision chose (the header comment):
- * WS_CUDA_LOOP_SELECT=resumes (unset or empty: the resumes as chains, the
- * refill in the SWITCH), parallel (the refill a chain too) or switch. */
-typedef enum ws_select_mode { WS_SELECT_PARALLEL, WS_SELECT_RESUMES, WS_SELECT_SWITCH } ws_select_mode;
-
-static ws_status ws_parse_select(ws_device *dev, ws_select_mode *mode) {
-  const char *v = getenv("WS_CUDA_LOOP_SELECT");
-  *mode = WS_SELECT_RESUMES;
-  if (!v || !*v || strcmp(v, "resumes") == 0)
+/* The value of environment knob `name` among `choices` (unset or empty:
+ * choices[0]). */
+static ws_status ws_env_choice(ws_device *dev, const char *name, const char *const *choices,
+                               uint32_t n, uint32_t *out) {
+  const char *v = getenv(name);
+  *out = 0;
+  if (!v || !*v)
     return WS_OK;
-  if (strcmp(v, "parallel") == 0) {
-    *mode = WS_SELECT_PARALLEL;
-    return WS_OK;
-  }
-  if (strcmp(v, "switch") == 0) {
-    *mode = WS_SELECT_SWITCH;
-    return WS_OK;
-  }
-  return ws_dev_fail(dev, WS_EINVAL,
-                     "WS_CUDA_LOOP_SELECT='%s': expected parallel, resumes or switch", v);
+  for (uint32_t i = 0; i < n; ++i)
+    if (strcmp(v, choices[i]) == 0) {
+      *out = i;
+      return WS_OK;
+    }
+  return ws_dev_fail(dev, WS_EINVAL, "%s='%s': expected %s%s%s%s%s", name, v, choices[0],
+                     n > 1 ? ", " : "", n > 1 ? choices[1] : "", n > 2 ? " or " : "",
+                     n > 2 ? choices[2] : "");
 }
+
+/* How the body runs the branch the decision chose (the header comment):
+ * WS_CUDA_LOOP_SELECT=resumes (the resumes as chains, the refill in the
+ * SWITCH), parallel (the refill a chain too) or switch. */
+typedef enum ws_select_mode { WS_SELECT_RESUMES, WS_SELECT_PARALLEL, WS_SELECT_SWITCH } ws_select_mode;
+static const char *const ws_select_names[] = {"resumes", "parallel", "switch"};
+/* WS_CUDA_LOOP_PERSIST=on (where the coroutine allows it) or off */
+static const char *const ws_persist_names[] = {"on", "off"};
 
 /* The capture's current dependencies, copied (the runtime's array is
  * valid only until the next capture call). */
@@ -337,13 +324,14 @@ static bool ws_branch_taken(const ws_loop_desc *d, uint32_t b) {
 }
 
 /* One iteration into the body being captured, after what the capture
- * depends on now: observations, decisions, storage compactions, then every
- * chain side by side and the SWITCH beside them. Leaves in `sinks` the
+ * depends on now: observations, [the persistent kernel (pp)], decisions,
+ * storage compactions, then every chain side by side and the SWITCH beside
+ * them. Leaves in `sinks` the
  * nodes the next iteration must wait for, and in `*switch_bodies` the
  * SWITCH's branch graphs (NULL without one), to be filled after the
  * capture. */
 static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_decide_args da,
-                                      cudaGraphConditionalHandle more,
+                                      const ws_dec_persist *pp, cudaGraphConditionalHandle more,
                                       cudaGraphConditionalHandle branch,
                                       cudaGraphNode_t *sinks, size_t sink_cap, size_t *nsinks,
                                       cudaGraph_t **switch_bodies) {
@@ -359,6 +347,12 @@ static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_
     r = ws_cuda_dl_count(dev, &d->queue, &st->high, d->recount);
   if (r != WS_OK)
     return r;
+  if (pp) {
+    const int rc = d->entry->launch_persist(&d->launch, pp, d->block, (void *)c->stream);
+    if (rc != 0)
+      return ws_dev_fail(dev, WS_EBACKEND, WS_GPU_API_NAME ": device loop: '%s' persistent kernel: %s",
+                         d->entry->name, cudaGetErrorString((cudaError_t)rc));
+  }
   ws_decide_kernel<<<1, WS_LOOP_DECIDE_THREADS, da.smem, c->stream>>>(da, more, branch);
   if ((r = ws_cuda_check_launch(dev, "device loop decisions", __FILE__, __LINE__)) != WS_OK)
     return r;
@@ -404,16 +398,34 @@ static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_
 
 static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l) {
   ws_cuda *c = ws_cuda_of(dev);
-  ws_select_mode mode = WS_SELECT_RESUMES;
-  uint32_t unroll = 1;
-  ws_status r = ws_parse_select(dev, &mode);
+  uint32_t mode = WS_SELECT_RESUMES, persist_off = 0, unroll = 1;
+  ws_status r = ws_env_choice(dev, "WS_CUDA_LOOP_SELECT", ws_select_names, 3, &mode);
+  if (r == WS_OK)
+    r = ws_env_choice(dev, "WS_CUDA_LOOP_PERSIST", ws_persist_names, 2, &persist_off);
   if (r == WS_OK)
     r = ws_parse_unroll(dev, &unroll);
   if (r != WS_OK)
     return r;
+  /* the persistent kernel carries out scan-mode resumes alone (decide.h
+   * ws_dec_persist_decide): fused accounting without verification, no
+   * append storage, whose compaction follows each decision, and a state
+   * that fits its shared memory */
+  ws_dec_persist pp;
+  memset(&pp, 0, sizeof pp);
+  const bool persist = !persist_off && d->entry->launch_persist && (d->flags & WS_DEC_SCAN) &&
+                       !(d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY)) &&
+                       d->storage_count == 0 && d->state_bytes <= WS_PERSIST_STATE_MAX;
+  if (persist) {
+    pp.state = d->state;
+    pp.size = d->state_bytes;
+    pp.words = (uint64_t)(uintptr_t)(c->ctl + WS_CTL_DL_PERSIST);
+    pp.stages = d->stage_count;
+    pp.grid = ws_step_grid(c, d->R, d->block);
+  }
   /* observation kernels are not guarded: a body that has them decides
-   * once; and a launch never needs more iterations than its interval */
-  if (d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY))
+   * once; a launch never needs more iterations than its interval; and the
+   * persistent kernel runs every iteration it can before the decide kernel */
+  if ((d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY)) || persist)
     unroll = 1;
   if (d->interval != 0 && d->interval < unroll)
     unroll = d->interval;
@@ -484,7 +496,8 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     if (r == WS_OK && u)
       r = ws_set_deps(dev, c, sinks, nsinks);
     if (r == WS_OK)
-      r = ws_capture_iteration(dev, d, da, more, branch, sinks, sink_cap, &nsinks, &bodies[u]);
+      r = ws_capture_iteration(dev, d, da, persist ? &pp : NULL, more, branch, sinks, sink_cap,
+                               &nsinks, &bodies[u]);
   }
   ws_free(sinks);
   if ((r = ws_capture_end(dev, c, r)) != WS_OK)

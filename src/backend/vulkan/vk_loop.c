@@ -52,7 +52,7 @@
  * device's maxComputeWorkGroupCount cannot hold in one indirect dispatch.
  */
 #include "../../core/alloc.h"
-#include "../../core/decide.h"
+#include "wavesched/detail/decide.h"
 #include "vk_internal.h"
 #include "vk_shaders.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* wavesched — the loop's decisions (src/core/decide.h) in GLSL: the Vulkan
+/* wavesched — the loop's decisions (include/wavesched/detail/decide.h) in GLSL: the Vulkan
  * device loop's twin of the one C source, function by function and line by
  * line in the same order, so that a change to one is a change to the other
  * at the same place (docs/decisions.md says why decide.h itself is not

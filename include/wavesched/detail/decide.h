@@ -250,6 +250,8 @@ _Static_assert(sizeof(ws_dec_err) == 64, "decide.glsl: ws_dec_err is 64 bytes");
 _Static_assert(sizeof(ws_dec_plan) == 64, "decide.glsl: ws_dec_plan is 64 bytes");
 _Static_assert(sizeof(ws_dec_work) == 136, "decide.glsl: ws_dec_work is 136 bytes");
 _Static_assert(sizeof(ws_dstate) == 384, "decide.glsl: ws_dstate is 384 bytes");
+_Static_assert(offsetof(ws_dstate, plan) % 8 == 0,
+               "the persistent loop copies the plan in 8-byte words");
 
 #endif
 
@@ -813,6 +815,101 @@ WS_DEC void ws_dec_observe_works(ws_dstate *d) {
         sc[2] = e;
     }
   }
+}
+
+/* The device loops' branch of this iteration's plan (the CUDA graph's
+ * branches, cuda_loop.cu, and the persistent loop below): 0 nothing, 1 the
+ * refill, 2 every queue (all-queues policy), 2 + j continuation j, 3 + K + s
+ * auxiliary stage s in statistics order, 3 + K + stages the tail. */
+WS_DEC uint32_t ws_dec_branch(const ws_dstate *d, uint32_t stages) {
+  const ws_dec_plan *p = &d->plan;
+  switch (p->action) {
+  case WS_ACT_REFILL:
+    return 1u;
+  case WS_ACT_RESUME_ALL:
+    return 2u;
+  case WS_ACT_RESUME:
+    return 2u + p->queue;
+  case WS_ACT_STAGE:
+    return 3u + d->K + ws_dec_work_at(d, p->work)->first_stat + p->stage;
+  case WS_ACT_TAIL:
+    return 3u + d->K + stages;
+  default:
+    return 0u;
+  }
+}
+
+/* The arrays inside the state's buffer (works, their bounds and stage
+ * counts, statistics, the alignment list) are addressed absolutely: a copy
+ * of the buffer at another address (a decide kernel's shared memory) is
+ * rebased from `from` to `to` (d is the copy; its works array is found
+ * through d->works before that pointer is itself rebased). */
+WS_DEC void ws_dec_rebase(ws_dstate *d, uint64_t from, uint64_t to, uint64_t size) {
+  ws_dec_work *works = WS_DEC_PTR(ws_dec_work, d->works >= from && d->works < from + size
+                                                    ? d->works - from + (uint64_t)(uintptr_t)d
+                                                    : d->works);
+#define WS_DEC_REBASE_(f)                                                                          \
+  if ((f) >= from && (f) < from + size)                                                            \
+  (f) = (f) - from + to
+  for (uint32_t i = 0; i < d->aux_count; ++i) {
+    WS_DEC_REBASE_(works[i].bound);
+    WS_DEC_REBASE_(works[i].q);
+  }
+  WS_DEC_REBASE_(d->works);
+  WS_DEC_REBASE_(d->node_stats);
+  WS_DEC_REBASE_(d->aux_stats);
+  WS_DEC_REBASE_(d->align);
+#undef WS_DEC_REBASE_
+}
+
+/* The persistent device loop (CUDA; kernel.h co_ws_persist_gpu): one
+ * cooperative kernel makes the decisions of consecutive iterations itself
+ * and carries out those it can alone — resuming one queue in scan mode,
+ * where the continuation's launch finds its frames and fused accounting
+ * keeps the counts — with a grid barrier between a decision and its launch
+ * and between the launch and the next decision. It stops at the first
+ * decision it cannot carry out (a refill, a stage, the tail, the end of
+ * the dispatch or of the observation interval, an error) and leaves it in
+ * words[] as the branch to run and whether the loop goes on; the graph's
+ * decide kernel then takes that decision instead of making one
+ * (cuda_loop.cu). So the order of decisions, and every statistic, is the
+ * host loop's. Block 0 keeps the state in shared memory while the kernel
+ * runs (size bytes at the state's address; decisions in global memory cost
+ * about 1 µs more each, docs/decisions.md), writes each decision's plan to
+ * the state for the other blocks, and the whole state back when it stops. */
+enum {
+  WS_PERSIST_GO = 0,     /* the decision just made is the kernel's to carry out */
+  WS_PERSIST_PRE = 1,    /* a decision is waiting for the graph: ... */
+  WS_PERSIST_BRANCH = 2, /* ... its branch (ws_dec_branch) */
+  WS_PERSIST_MORE = 3,   /* ... and ws_dec_loop_next's answer */
+  WS_PERSIST_WORDS = 4
+};
+typedef struct ws_dec_persist {
+  uint64_t state;  /* the ws_dstate's device address */
+  uint64_t words;  /* uint32_t[WS_PERSIST_WORDS] */
+  uint32_t size;   /* the state's bytes, a multiple of 8 */
+  uint32_t stages; /* the auxiliary stages (ws_dec_branch) */
+  uint32_t grid;   /* blocks wanted; the launcher caps it at the blocks the device holds at once */
+  uint32_t pad;
+} ws_dec_persist;
+
+/* One decision of the persistent loop (one thread), on the state d (the
+ * shared copy): 1 when the kernel carries it out, else the decision waits
+ * in words[] for the graph. */
+WS_DEC uint32_t ws_dec_persist_decide(const ws_dec_persist *p, ws_dstate *d) {
+  uint32_t *w = WS_DEC_PTR(uint32_t, p->words);
+  ws_dec_observe_works(d);
+  ws_dec_decide(d);
+  const uint32_t b = ws_dec_branch(d, p->stages);
+  const uint32_t again = ws_dec_loop_next(d);
+  const uint32_t go = again && d->plan.action == WS_ACT_RESUME && d->plan.use_slots == 2u;
+  if (!go) {
+    w[WS_PERSIST_BRANCH] = b;
+    w[WS_PERSIST_MORE] = again;
+    w[WS_PERSIST_PRE] = 1u;
+  }
+  w[WS_PERSIST_GO] = go;
+  return go;
 }
 
 #endif
