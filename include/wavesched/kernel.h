@@ -1020,7 +1020,8 @@ template <template <uint32_t> class F> struct ws_src_run_dev_<0, F> {
  * meets the others at a second barrier before the next decision, so a
  * decision sees every count the launch before it left. The grid is at most
  * the blocks the device holds at once, which the cooperative launch
- * requires; every body strides. */
+ * requires; every body strides; it runs resumes of at most one frame per
+ * thread of the grid. */
 __device__ static inline uint32_t ws_persist_decide_(const ws_dec_persist &p, uint64_t *sh) {
   __shared__ uint32_t ws_persist_go_;
   uint64_t *g = WS_PTR(uint64_t, p.state);
@@ -1092,6 +1093,8 @@ __device__ static inline uint32_t ws_persist_decide_(const ws_dec_persist &p, ui
     uint64_t grid_ = (uint64_t)sms_ * (uint64_t)per_sm_;                                \
     if (p_.grid != 0u && p_.grid < grid_)                                               \
       grid_ = p_.grid;                                                                  \
+    if (p_.max_frames == 0u || p_.max_frames > grid_ * block)                           \
+      p_.max_frames = (uint32_t)(grid_ * block);                                        \
     cudaLaunchAttribute at_[1];                                                         \
     at_[0].id = cudaLaunchAttributeCooperative;                                         \
     at_[0].val.cooperative = 1;                                                         \

@@ -868,8 +868,9 @@ WS_DEC void ws_dec_rebase(ws_dstate *d, uint64_t from, uint64_t to, uint64_t siz
  * where the continuation's launch finds its frames and fused accounting
  * keeps the counts — with a grid barrier between a decision and its launch
  * and between the launch and the next decision. It stops at the first
- * decision it cannot carry out (a refill, a stage, the tail, the end of
- * the dispatch or of the observation interval, an error) and leaves it in
+ * decision it cannot carry out (a refill, a stage, the tail, a resume of
+ * more than max_frames, the end of the dispatch or of the observation
+ * interval, an error) and leaves it in
  * words[] as the branch to run and whether the loop goes on; the graph's
  * decide kernel then takes that decision instead of making one
  * (cuda_loop.cu). So the order of decisions, and every statistic, is the
@@ -890,7 +891,13 @@ typedef struct ws_dec_persist {
   uint32_t size;   /* the state's bytes, a multiple of 8 */
   uint32_t stages; /* the auxiliary stages (ws_dec_branch) */
   uint32_t grid;   /* blocks wanted; the launcher caps it at the blocks the device holds at once */
-  uint32_t pad;
+  /* the largest resume the kernel carries out: at most the threads of its
+   * grid (the launcher's cap; 0 = that). A larger one goes to the graph,
+   * whose kernel for that continuation has its own registers and grid: the
+   * persistent kernel holds every continuation and so the heaviest one's
+   * registers (the path tracer's resumes of a million frames ran 20 % slower
+   * in it, docs/decisions.md) */
+  uint32_t max_frames;
 } ws_dec_persist;
 
 /* One decision of the persistent loop (one thread), on the state d (the
@@ -902,7 +909,8 @@ WS_DEC uint32_t ws_dec_persist_decide(const ws_dec_persist *p, ws_dstate *d) {
   ws_dec_decide(d);
   const uint32_t b = ws_dec_branch(d, p->stages);
   const uint32_t again = ws_dec_loop_next(d);
-  const uint32_t go = again && d->plan.action == WS_ACT_RESUME && d->plan.use_slots == 2u;
+  const uint32_t go = again && d->plan.action == WS_ACT_RESUME && d->plan.use_slots == 2u &&
+                      d->plan.count <= p->max_frames;
   if (!go) {
     w[WS_PERSIST_BRANCH] = b;
     w[WS_PERSIST_MORE] = again;

@@ -242,31 +242,47 @@ static ws_status ws_capture_end(ws_device *dev, ws_cuda *c, ws_status st) {
   return WS_OK;
 }
 
-/* The value of environment knob `name` among `choices` (unset or empty:
- * choices[0]). */
-static ws_status ws_env_choice(ws_device *dev, const char *name, const char *const *choices,
-                               uint32_t n, uint32_t *out) {
-  const char *v = getenv(name);
-  *out = 0;
+/* How the body runs the branch the decision chose (the header comment):
+ * WS_CUDA_LOOP_SELECT=resumes (unset or empty: the resumes as chains, the
+ * refill in the SWITCH), parallel (the refill a chain too) or switch. */
+typedef enum ws_select_mode { WS_SELECT_RESUMES, WS_SELECT_PARALLEL, WS_SELECT_SWITCH } ws_select_mode;
+
+static ws_status ws_parse_select(ws_device *dev, uint32_t *mode) {
+  static const char *const names[] = {"resumes", "parallel", "switch"};
+  const char *v = getenv("WS_CUDA_LOOP_SELECT");
+  *mode = WS_SELECT_RESUMES;
   if (!v || !*v)
     return WS_OK;
-  for (uint32_t i = 0; i < n; ++i)
-    if (strcmp(v, choices[i]) == 0) {
-      *out = i;
+  for (uint32_t i = 0; i < 3; ++i)
+    if (strcmp(v, names[i]) == 0) {
+      *mode = i;
       return WS_OK;
     }
-  return ws_dev_fail(dev, WS_EINVAL, "%s='%s': expected %s%s%s%s%s", name, v, choices[0],
-                     n > 1 ? ", " : "", n > 1 ? choices[1] : "", n > 2 ? " or " : "",
-                     n > 2 ? choices[2] : "");
+  return ws_dev_fail(dev, WS_EINVAL,
+                     "WS_CUDA_LOOP_SELECT='%s': expected resumes, parallel or switch", v);
 }
 
-/* How the body runs the branch the decision chose (the header comment):
- * WS_CUDA_LOOP_SELECT=resumes (the resumes as chains, the refill in the
- * SWITCH), parallel (the refill a chain too) or switch. */
-typedef enum ws_select_mode { WS_SELECT_RESUMES, WS_SELECT_PARALLEL, WS_SELECT_SWITCH } ws_select_mode;
-static const char *const ws_select_names[] = {"resumes", "parallel", "switch"};
-/* WS_CUDA_LOOP_PERSIST=on (where the coroutine allows it) or off */
-static const char *const ws_persist_names[] = {"on", "off"};
+/* WS_CUDA_LOOP_PERSIST=on (unset or empty: where the coroutine allows it),
+ * off, or N: on, carrying out resumes of at most N frames (decide.h
+ * ws_dec_persist.max_frames; the tests mix both kinds of iteration). */
+static ws_status ws_parse_persist(ws_device *dev, bool *on, uint32_t *max_frames) {
+  const char *v = getenv("WS_CUDA_LOOP_PERSIST");
+  *on = true;
+  *max_frames = 0;
+  if (!v || !*v || strcmp(v, "on") == 0)
+    return WS_OK;
+  if (strcmp(v, "off") == 0) {
+    *on = false;
+    return WS_OK;
+  }
+  char *end = NULL;
+  const unsigned long n = strtoul(v, &end, 10);
+  if (*end != '\0' || n < 1 || n > UINT32_MAX)
+    return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_LOOP_PERSIST='%s': expected on, off or 1..%u frames",
+                       v, UINT32_MAX);
+  *max_frames = (uint32_t)n;
+  return WS_OK;
+}
 
 /* The capture's current dependencies, copied (the runtime's array is
  * valid only until the next capture call). */
@@ -398,10 +414,11 @@ static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_
 
 static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l) {
   ws_cuda *c = ws_cuda_of(dev);
-  uint32_t mode = WS_SELECT_RESUMES, persist_off = 0, unroll = 1;
-  ws_status r = ws_env_choice(dev, "WS_CUDA_LOOP_SELECT", ws_select_names, 3, &mode);
+  uint32_t mode = WS_SELECT_RESUMES, persist_frames = 0, unroll = 1;
+  bool persist_on = true;
+  ws_status r = ws_parse_select(dev, &mode);
   if (r == WS_OK)
-    r = ws_env_choice(dev, "WS_CUDA_LOOP_PERSIST", ws_persist_names, 2, &persist_off);
+    r = ws_parse_persist(dev, &persist_on, &persist_frames);
   if (r == WS_OK)
     r = ws_parse_unroll(dev, &unroll);
   if (r != WS_OK)
@@ -412,7 +429,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
    * that fits its shared memory */
   ws_dec_persist pp;
   memset(&pp, 0, sizeof pp);
-  const bool persist = !persist_off && d->entry->launch_persist && (d->flags & WS_DEC_SCAN) &&
+  const bool persist = persist_on && d->entry->launch_persist && (d->flags & WS_DEC_SCAN) &&
                        !(d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY)) &&
                        d->storage_count == 0 && d->state_bytes <= WS_PERSIST_STATE_MAX;
   if (persist) {
@@ -421,6 +438,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     pp.words = (uint64_t)(uintptr_t)(c->ctl + WS_CTL_DL_PERSIST);
     pp.stages = d->stage_count;
     pp.grid = ws_step_grid(c, d->R, d->block);
+    pp.max_frames = persist_frames;
   }
   /* observation kernels are not guarded: a body that has them decides
    * once; a launch never needs more iterations than its interval; and the
