@@ -1069,12 +1069,13 @@ __device__ static inline uint32_t ws_persist_decide_(const ws_dec_persist &p, ui
       g_.sync();                                                                        \
     }                                                                                   \
   }                                                                                     \
-  static int co##_ws_persist_launch(const void *args, const void *persist, uint32_t block, \
+  static int co##_ws_persist_launch(const void *args, void *persist, uint32_t block,     \
                                     void *stream) {                                     \
     ws_launch a_;                                                                       \
     ws_dec_persist p_;                                                                  \
     memcpy(&a_, args, sizeof a_);                                                       \
     memcpy(&p_, persist, sizeof p_);                                                    \
+    ((ws_dec_persist *)persist)->grid = 0u;                                             \
     const size_t smem_ = 2u * block * 4u + p_.size;                                     \
     int dev_ = 0, sms_ = 0, per_sm_ = 0;                                                \
     cudaError_t e_ = cudaGetDevice(&dev_);                                              \
@@ -1089,12 +1090,17 @@ __device__ static inline uint32_t ws_persist_decide_(const ws_dec_persist &p, ui
     if (e_ != cudaSuccess)                                                              \
       return (int)e_;                                                                   \
     if (per_sm_ <= 0 || sms_ <= 0)                                                      \
-      return (int)cudaErrorCooperativeLaunchTooLarge;                                   \
+      return p_.dry_run ? 0 : (int)cudaErrorCooperativeLaunchTooLarge;                  \
     uint64_t grid_ = (uint64_t)sms_ * (uint64_t)per_sm_;                                \
     if (p_.grid != 0u && p_.grid < grid_)                                               \
       grid_ = p_.grid;                                                                  \
     if (p_.max_frames == 0u || p_.max_frames > grid_ * block)                           \
       p_.max_frames = (uint32_t)(grid_ * block);                                        \
+    ((ws_dec_persist *)persist)->grid = (uint32_t)grid_;                                \
+    ((ws_dec_persist *)persist)->max_frames = p_.max_frames;                            \
+    if (p_.dry_run)                                                                     \
+      return 0;                                                                         \
+    p_.dry_run = 0;                                                                     \
     cudaLaunchAttribute at_[1];                                                         \
     at_[0].id = cudaLaunchAttributeCooperative;                                         \
     at_[0].val.cooperative = 1;                                                         \

@@ -46,8 +46,9 @@ typedef int (*ws_dev_launch_fn)(uint32_t src, uint32_t grid, const void *args, u
 /** Launcher of a coroutine's persistent device-loop kernel (CUDA): one
  * cooperative launch that decides and resumes iteration after iteration
  * (include/wavesched/detail/decide.h ws_dec_persist, what `persist` points
- * to), `args` being the device loop's ws_launch. */
-typedef int (*ws_persist_launch_fn)(const void *args, const void *persist, uint32_t block,
+ * to; the launcher writes into it the grid and frame limit it launches
+ * with), `args` being the device loop's ws_launch. */
+typedef int (*ws_persist_launch_fn)(const void *args, void *persist, uint32_t block,
                                     void *stream);
 
 /** One field of a frame, as the host sees it (WS_FRAME_DESC). */

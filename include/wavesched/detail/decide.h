@@ -898,6 +898,11 @@ typedef struct ws_dec_persist {
    * registers (the path tracer's resumes of a million frames ran 20 % slower
    * in it, docs/decisions.md) */
   uint32_t max_frames;
+  /* 1: the launcher launches nothing and writes the grid and max_frames it
+   * would use (grid 0: the kernel cannot run at this block size, its
+   * registers being the heaviest continuation's) */
+  uint32_t dry_run;
+  uint32_t pad;
 } ws_dec_persist;
 
 /* One decision of the persistent loop (one thread), on the state d (the

@@ -364,7 +364,8 @@ static ws_status ws_capture_iteration(ws_device *dev, const ws_loop_desc *d, ws_
   if (r != WS_OK)
     return r;
   if (pp) {
-    const int rc = d->entry->launch_persist(&d->launch, pp, d->block, (void *)c->stream);
+    ws_dec_persist q = *pp;
+    const int rc = d->entry->launch_persist(&d->launch, &q, d->block, (void *)c->stream);
     if (rc != 0)
       return ws_dev_fail(dev, WS_EBACKEND, WS_GPU_API_NAME ": device loop: '%s' persistent kernel: %s",
                          d->entry->name, cudaGetErrorString((cudaError_t)rc));
@@ -429,7 +430,7 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
    * that fits its shared memory */
   ws_dec_persist pp;
   memset(&pp, 0, sizeof pp);
-  const bool persist = persist_on && d->entry->launch_persist && (d->flags & WS_DEC_SCAN) &&
+  bool persist = persist_on && d->entry->launch_persist && (d->flags & WS_DEC_SCAN) &&
                        !(d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY)) &&
                        d->storage_count == 0 && d->state_bytes <= WS_PERSIST_STATE_MAX;
   if (persist) {
@@ -439,6 +440,15 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
     pp.stages = d->stage_count;
     pp.grid = ws_step_grid(c, d->R, d->block);
     pp.max_frames = persist_frames;
+    /* the grid the kernel gets at this block size; none when its registers
+     * (the heaviest continuation's) do not fit a block of d->block threads */
+    pp.dry_run = 1;
+    const int rc = d->entry->launch_persist(&d->launch, &pp, d->block, (void *)c->stream);
+    if (rc != 0)
+      return ws_dev_fail(dev, WS_EBACKEND, WS_GPU_API_NAME ": device loop: '%s' persistent kernel: %s",
+                         d->entry->name, cudaGetErrorString((cudaError_t)rc));
+    pp.dry_run = 0;
+    persist = pp.grid != 0;
   }
   /* observation kernels are not guarded: a body that has them decides
    * once; a launch never needs more iterations than its interval; and the
