@@ -17,6 +17,12 @@
 
 #include <stdint.h>
 
+/* No persistent device-loop kernel (kernel.h): it would hold every
+ * continuation and cost this module's CUDA compile 37 instead of 23 s, for
+ * a render rate it does not change (its iterations resume millions of
+ * frames: 411 / 737 Mpaths/s with it, 413 / 742 without, pipeline / inline
+ * NEE, docs/results/2026-12-03-round2/s7run5). */
+#define WS_PERSISTENT_LOOP 0
 #include "wavesched/kernel.h"
 #include "wavesched/pool_kernel.h"
 

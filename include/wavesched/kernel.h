@@ -826,8 +826,6 @@ template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, ui
 }
 /* HIP has no persistent device loop (decide.h ws_dec_persist): every
  * iteration is launched. */
-#define WS_CORO_PERSIST_(co, tframe)
-#define WS_PERSIST_LAUNCHER_(co) 0
 /* HIP has no lane refill (ws_steps_ is never on there): stepped kernels and
  * continuations run one index or frame per thread, as every launch on HIP. */
 #define WS_STEPS_LAUNCHER_(lname, fn, T, tstate, begin, step, end, Tag)                 \
@@ -998,7 +996,17 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
     co##_ws_steps_<SRC_>(a_, nb_, [&](uint32_t k) { return list_[ws_block_index_(k)]; }); \
   }
 #endif
-#if !defined(__HIPCC__)
+#ifndef WS_PERSISTENT_LOOP
+/** 1 (the default): each CUDA coroutine also gets the persistent device-loop
+ * kernel (docs/loop.md), which holds every continuation; 0 before including
+ * this header leaves it out (the device loop then launches every
+ * iteration), saving its compile time. */
+#define WS_PERSISTENT_LOOP 1
+#endif
+#if defined(__HIPCC__) || !WS_PERSISTENT_LOOP
+#define WS_CORO_PERSIST_(co, tframe)
+#define WS_PERSIST_LAUNCHER_(co) 0
+#else
 /* Calls F<src>::run(a) on the device for a runtime src in 1..N. */
 template <uint32_t N, template <uint32_t> class F> struct ws_src_run_dev_ {
   template <class A> __device__ static void run(uint32_t src, const A &a) {
