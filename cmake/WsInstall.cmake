@@ -41,7 +41,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/waveschedConfig.cmake.
   INSTALL_DESTINATION ${WS_INSTALL_CMAKEDIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 # 0.x: a minor version may break the API, so only the same MAJOR.MINOR
-# satisfies a request (find_package(wavesched 0.2) accepts 0.2.x).
+# satisfies a request (find_package(wavesched 0.3) accepts 0.3.x).
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/waveschedConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES

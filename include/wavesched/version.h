@@ -19,7 +19,7 @@
 /** Major version: 0 while the API may still change between minor versions. */
 #define WS_VERSION_MAJOR 0
 /** Minor version: the shared library's SONAME is libwavesched.so.MAJOR.MINOR. */
-#define WS_VERSION_MINOR 2
+#define WS_VERSION_MINOR 3
 /** Patch version: fixes that keep the API and the ABI. */
 #define WS_VERSION_PATCH 0
 

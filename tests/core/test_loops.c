@@ -602,6 +602,47 @@ static void test_auto(void **state) {
            o.error);
 }
 
+/* ---- the CUDA device loop's knobs (docs/cuda.md) ----
+ * Read when a scheduler builds its device loop (its first device-loop
+ * dispatch): a value outside the documented ones fails that dispatch with a
+ * message naming the variable and the value; the loop is never built from
+ * a guess. Fused accounting, so the persistent kernel would be used. */
+static void test_knobs(void **state) {
+  (void)state;
+  if (wt_backend != WS_BACKEND_CUDA)
+    return;
+  static const char *const bad[][2] = {{"WS_CUDA_LOOP_PERSIST", "maybe"},
+                                       {"WS_CUDA_LOOP_PERSIST", "0"},
+                                       {"WS_CUDA_LOOP_SELECT", "chains"},
+                                       {"WS_CUDA_LOOP_UNROLL", "17"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    /* the ctest variants set these variables: put each back */
+    const char *was = getenv(bad[i][0]);
+    char saved[64] = {0};
+    if (was)
+      snprintf(saved, sizeof saved, "%s", was);
+    setenv(bad[i][0], bad[i][1], 1);
+    basic_run r;
+    basic_init(&r, 19);
+    basic_reset(&r);
+    ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), WS_LOOP_DEVICE);
+    cfg.accounting = WS_ACCOUNTING_FUSED;
+    ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+    outcome o;
+    record(s, basic_dispatch(s, &r, 19), &o);
+    if (was)
+      setenv(bad[i][0], saved, 1);
+    else
+      unsetenv(bad[i][0]);
+    char want[96];
+    snprintf(want, sizeof want, "%s='%s'", bad[i][0], bad[i][1]);
+    printf("%s: %s: %s\n", want, ws_status_name(o.status), o.error);
+    WT_CHECK(o.status != WS_OK && strstr(o.error, want),
+             "%s: the dispatch returned %s (%s), expected a failure naming it", want,
+             ws_status_name(o.status), o.error);
+  }
+}
+
 int main(int argc, char **argv) {
   static const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_order"}, {&fz_kernels_modules, "fz_main"}};
@@ -627,5 +668,6 @@ int main(int argc, char **argv) {
   wt_add_per_combo("errors", test_errors);
   wt_add("refused", test_refused, NULL);
   wt_add("auto", test_auto, NULL);
+  wt_add("knobs", test_knobs, NULL);
   return wt_run("loop_differential");
 }
