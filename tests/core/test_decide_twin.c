@@ -330,9 +330,130 @@ static void test_twin(void **state) {
            cov.kinds[WS_DERR_EXTENT], cov.compactions);
 }
 
+/* ---- the persistent loop's form of the same decisions (host only) ----
+ * The CUDA persistent kernel (kernel.h co_ws_persist_gpu) decides on a copy
+ * of the state moved elsewhere (ws_dec_rebase) through
+ * ws_dec_persist_decide, and either carries the plan out or leaves the
+ * branch and ws_dec_loop_next's answer for the graph (decide.h). On the
+ * same random states: the moved copy's decisions, moved back, must equal
+ * decide.h's in place byte for byte, nothing may be written through the
+ * original's addresses while the copy decides, and the words must say go
+ * exactly for a resume in scan mode of at most max_frames frames when the
+ * loop goes on, else hold the branch and the answer. */
+static void persist_round(uint32_t round, uint32_t *go, uint32_t *handed) {
+  image m;
+  memset(&m, 0, sizeof m);
+  m.size = (size_t)CASES * (sizeof(ws_dstate) + PER_CASE);
+  m.p = calloc(1, m.size);
+  WT_CHECK(m.p != NULL, "test: out of memory");
+  m.used = (size_t)CASES * sizeof(ws_dstate);
+  rng_state = 0xD1B54A32D192ED03ull ^ ((uint64_t)round << 32);
+  for (uint32_t i = 0; i < CASES; ++i)
+    make_case(&m, (size_t)i * sizeof(ws_dstate));
+  unsigned char *ref = malloc(m.used), *orig = malloc(m.used), *moved = malloc(m.used);
+  WT_CHECK(ref && orig && moved, "test: out of memory");
+  const uint64_t rb = (uint64_t)(uintptr_t)ref, ob = (uint64_t)(uintptr_t)orig,
+                 mb = (uint64_t)(uintptr_t)moved;
+  memcpy(ref, m.p, m.used);
+  relocate(&m, ref, rb, false);
+  memcpy(orig, m.p, m.used);
+  relocate(&m, orig, ob, false);
+  memcpy(moved, orig, m.used); /* a byte copy: its addresses still name orig */
+  for (uint32_t i = 0; i < CASES; ++i) {
+    const size_t at = (size_t)i * sizeof(ws_dstate);
+    ws_dstate *d = (ws_dstate *)(void *)(ref + at);
+    ws_dec_observe_works(d);
+    ws_dec_decide(d);
+    const uint32_t b = ws_dec_branch(d, 0);
+    const uint32_t again = ws_dec_loop_next(d);
+
+    uint32_t words[WS_PERSIST_WORDS] = {7u, 0u, 7u, 7u};
+    ws_dec_persist p;
+    memset(&p, 0, sizeof p);
+    p.state = ob + at;
+    p.words = (uint64_t)(uintptr_t)words;
+    p.size = (uint32_t)(m.used - at);
+    p.max_frames = below(300);
+    /* the buffer as the device loop lays it out: the state first, its
+     * arrays after it (here every later byte of the image) */
+    ws_dstate *c = (ws_dstate *)(void *)(moved + at);
+    ws_dec_rebase(c, ob + at, mb + at, m.used - at);
+    const uint32_t g = ws_dec_persist_decide(&p, c);
+    ws_dec_rebase(c, mb + at, ob + at, m.used - at);
+
+    const uint32_t want = again && d->plan.action == WS_ACT_RESUME && d->plan.use_slots == 2u &&
+                          d->plan.count <= p.max_frames;
+    WT_CHECK(g == want && words[WS_PERSIST_GO] == want,
+             "round %u case %u: persistent decision go %u (word %u), expected %u (action %u, "
+             "use_slots %u, count %u, max_frames %u, again %u)",
+             round, i, g, words[WS_PERSIST_GO], want, d->plan.action, d->plan.use_slots,
+             d->plan.count, p.max_frames, again);
+    if (!want)
+      WT_CHECK(words[WS_PERSIST_PRE] == 1u && words[WS_PERSIST_BRANCH] == b &&
+                   words[WS_PERSIST_MORE] == again,
+               "round %u case %u: handed over pre %u branch %u more %u, expected 1 %u %u", round,
+               i, words[WS_PERSIST_PRE], words[WS_PERSIST_BRANCH], words[WS_PERSIST_MORE], b,
+               again);
+    *go += want;
+    *handed += !want;
+  }
+  relocate(&m, ref, rb, true);
+  relocate(&m, moved, ob, true);
+  relocate(&m, orig, ob, true);
+  /* What the device loop's state buffer holds (so the copy moves it): the
+   * states, their alignment lists, statistics and works with the works'
+   * bounds and stage counts. The rest (counts, recount, the clients' words)
+   * lives in other buffers, which the copy reaches at the original's
+   * addresses: writes there land in `orig`. */
+  bool *inbuf = calloc(m.used, sizeof *inbuf);
+  WT_CHECK(inbuf != NULL, "test: out of memory");
+  for (size_t i = 0; i < (size_t)CASES * sizeof(ws_dstate); ++i)
+    inbuf[i] = true;
+  for (uint32_t i = 0; i < CASES; ++i) {
+    const ws_dstate *d = (const ws_dstate *)(const void *)(m.p + (size_t)i * sizeof(ws_dstate));
+    const ws_dec_work *w = (const ws_dec_work *)(const void *)(m.p + d->works);
+    uint32_t stats = 0;
+    for (uint32_t k = 0; k < d->aux_count; ++k) {
+      stats += w[k].stage_count;
+      memset(inbuf + w[k].bound, 1, 4u * (d->K + 1u) * sizeof *inbuf);
+      memset(inbuf + w[k].q, 1, 4u * w[k].stage_count * sizeof *inbuf);
+    }
+    memset(inbuf + d->works, 1, d->aux_count * sizeof(ws_dec_work) * sizeof *inbuf);
+    memset(inbuf + d->align, 1, 4u * (d->K + 1u) * sizeof *inbuf);
+    memset(inbuf + d->node_stats, 1, 24u * (d->K + 1u) * sizeof *inbuf);
+    memset(inbuf + d->aux_stats, 1, 24u * stats * sizeof *inbuf);
+  }
+  for (size_t i = 0; i < m.used; ++i) {
+    WT_CHECK(!inbuf[i] || orig[i] == m.p[i],
+             "round %u: byte %zu of the original's state buffer changed while a moved copy "
+             "decided (a field ws_dec_rebase does not move)",
+             round, i);
+    const unsigned char got = inbuf[i] ? moved[i] : orig[i];
+    WT_CHECK(got == ref[i], "round %u: the moved copy's decisions differ at byte %zu (%s)", round,
+             i, inbuf[i] ? "the state buffer" : "another buffer");
+  }
+  free(inbuf);
+  free(ref);
+  free(orig);
+  free(moved);
+  free(m.p);
+  free(m.ptrs);
+}
+
+static void test_persist(void **state) {
+  (void)state;
+  uint32_t go = 0, handed = 0;
+  for (uint32_t round = 0; round < 2; ++round)
+    persist_round(round, &go, &handed);
+  printf("persistent form: %u states, %u carried out, %u handed to the graph\n", 2 * CASES, go,
+         handed);
+  WT_CHECK(go > 0 && handed > 0, "the random states reached go %u, handed %u", go, handed);
+}
+
 int main(int argc, char **argv) {
   static const wt_need needs[] = {{&t_twin_modules, "t_twin"}};
   wt_init(argc, argv, needs, 1);
   wt_add("twin", test_twin, NULL);
+  wt_add("persist", test_persist, NULL);
   return wt_run("decide_twin");
 }

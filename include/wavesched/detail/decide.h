@@ -842,8 +842,11 @@ WS_DEC uint32_t ws_dec_branch(const ws_dstate *d, uint32_t stages) {
 /* The arrays inside the state's buffer (works, their bounds and stage
  * counts, statistics, the alignment list) are addressed absolutely: a copy
  * of the buffer at another address (a decide kernel's shared memory) is
- * rebased from `from` to `to` (d is the copy; its works array is found
- * through d->works before that pointer is itself rebased). */
+ * rebased from `from` to `to`. The buffer begins with the state: d is the
+ * copy's first byte, the address `to` names (or `from`, rebasing back), and
+ * its works array is found through d->works before that pointer is itself
+ * rebased. Addresses outside [from, from + size) (the counts, the clients'
+ * words) stay. */
 WS_DEC void ws_dec_rebase(ws_dstate *d, uint64_t from, uint64_t to, uint64_t size) {
   ws_dec_work *works = WS_DEC_PTR(ws_dec_work, d->works >= from && d->works < from + size
                                                     ? d->works - from + (uint64_t)(uintptr_t)d
