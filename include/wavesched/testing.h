@@ -60,6 +60,13 @@ void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta);
  * live frame at or above the compacted prefix. A slot outside the pool is
  * ignored. */
 void ws_testing_corrupt_token(ws_scheduler *s, uint32_t slot, uint32_t token);
+/** Materialized accounting in the host loop: at the first boundary of the
+ * next dispatch whose sorted slot lists hold more than `entry` entries, the
+ * lists verification reads have entry 0's slot at `entry` too (a slot
+ * gathered twice, another lost), as a broken gather would leave them; once.
+ * Verification mode must report it (WS_EVERIFY). Entry 0 or one outside the
+ * pool is ignored. */
+void ws_testing_corrupt_list(ws_scheduler *s, uint32_t entry);
 
 WS_API_END
 #ifdef __cplusplus

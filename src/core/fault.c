@@ -294,6 +294,13 @@ void ws_testing_corrupt_token(ws_scheduler *s, uint32_t slot, uint32_t token) {
   s->corrupt_token = token;
 }
 
+void ws_testing_corrupt_list(ws_scheduler *s, uint32_t entry) {
+  if (!s || entry == 0 || entry >= s->R)
+    return;
+  s->corrupt_list_armed = true;
+  s->corrupt_entry = entry;
+}
+
 void ws_testing_corrupt_count(ws_scheduler *s, uint32_t queue, int32_t delta) {
   if (!s || queue == 0 || queue > s->K)
     return;

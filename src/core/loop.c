@@ -156,9 +156,13 @@ static ws_status check_boundary(ws_scheduler *s) {
   if ((st = ws_loop_read_tokens(s, d->pass, lists ? d->live : 0u, &tokens)) != WS_OK ||
       (st = ws_loop_check_tokens(s, d->pass, d->high, tokens)) != WS_OK)
     return st;
-  const uint32_t *slots = s->verify_rb->ptr;
+  uint32_t *slots = s->verify_rb->ptr;
   if (!lists)
     return WS_OK;
+  if (s->corrupt_list_armed && s->corrupt_entry < d->live) {
+    s->corrupt_list_armed = false;
+    slots[s->corrupt_entry] = slots[0];
+  }
   uint32_t pos = 0;
   for (uint32_t j = 1; j <= s->K; ++j) {
     for (uint32_t k = 0; k < h[j]; ++k, ++pos) {

@@ -44,6 +44,15 @@ bool ws_loop_device_wanted(const ws_scheduler *s) {
   for (uint32_t i = 0; i < s->aux_count; ++i)
     if (s->aux[i].host_only)
       return false;
+  /* Verification of materialized accounting checks each boundary's sorted
+   * lists against that boundary's tokens, which only the host loop reads
+   * (a device loop's observation comes after the launches that changed
+   * them); verification observes every iteration anyway, so AUTO loses
+   * nothing by running the host loop. WS_LOOP_DEVICE runs without that
+   * one check (docs/loop.md). */
+  if (s->cfg.loop == WS_LOOP_AUTO && s->verify_on &&
+      s->cfg.accounting == WS_ACCOUNTING_MATERIALIZED)
+    return false;
   return true;
 }
 

@@ -55,6 +55,9 @@ struct ws_scheduler {
   /* ws_testing_corrupt_token, armed until it fires */
   bool corrupt_token_armed;
   uint32_t corrupt_slot, corrupt_token;
+  /* ws_testing_corrupt_list, armed until it fires */
+  bool corrupt_list_armed;
+  uint32_t corrupt_entry;
   uint32_t *align;  /* [K + 1]: 1 = continuation is in the refill alignment list */
 
   /* device state (reserved at creation; the loop allocates nothing) */

@@ -15,6 +15,8 @@
  *   corrupt_token[combo] a token no continuation has, written after the
  *                      first launch: WS_EVERIFY with the same message in the
  *                      host loop and the device loop;
+ *   corrupt_list[combo] (materialized) a sorted slot list with a duplicate:
+ *                      WS_EVERIFY, in the host loop and under WS_LOOP_AUTO;
  *   env_off            WS_VERIFY_QUEUES=0 / empty leave verification off;
  *   unverified[combo]  without verification a corrupted count may misbehave but
  *                      must end (no hang, no crash).
@@ -208,6 +210,40 @@ static void test_corrupt_token(void **state) {
   }
 }
 
+/* corrupt_list[combo] (materialized accounting): a sorted list with a slot
+ * gathered twice and another lost, at the first boundary with lists, is
+ * reported as WS_EVERIFY naming the entry, the queue and the slot; under
+ * WS_LOOP_AUTO too, which runs the host loop for this check (a device
+ * loop's observation comes after the launches that changed the tokens). */
+static void test_corrupt_list(void **state) {
+  const wt_combo *c = wt_state_combo(state);
+  wt_setenv("WS_VERIFY_QUEUES", NULL);
+  enum { R = 64, N = 257 };
+  basic_run r;
+  basic_init(&r, N);
+  for (int k = 0; k < 2; ++k) {
+    ws_scheduler_config cfg = wt_config(c, R);
+    cfg.verify_queues = true;
+    cfg.loop = k ? WS_LOOP_AUTO : WS_LOOP_HOST;
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "%s, %s", c->name, k ? "WS_LOOP_AUTO" : "host loop");
+    ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+    ws_testing_corrupt_list(s, 5);
+    basic_reset(&r);
+    WT_EXPECT_STATUS(basic_dispatch(s, &r, N), WS_EVERIFY, s, ctx);
+    const char *msg = ws_scheduler_last_error(s);
+    WT_CHECK(strstr(msg, "gathered entry ") != NULL && strstr(msg, " of queue ") != NULL,
+             "%s: message '%s' does not name the entry and the queue", ctx, msg);
+    ws_dispatch_stats ds;
+    ws_scheduler_dispatch_stats(s, &ds);
+    WT_CHECK(ds.loop == WS_LOOP_HOST, "%s: ran loop %d, not the host loop", ctx, (int)ds.loop);
+    /* the hook fires once: the same scheduler then runs clean */
+    basic_reset(&r);
+    WT_OK(basic_dispatch(s, &r, N), s, ctx);
+    basic_check(&r, N, ctx);
+  }
+}
+
 int main(int argc, char **argv) {
   const wt_need needs[] = {{&t_basic_modules, "t_basic"}};
   wt_init(argc, argv, needs, 1);
@@ -224,6 +260,14 @@ int main(int argc, char **argv) {
     wt_add(name, test_corrupt_env, (void *)c);
   }
   wt_add_per_combo("corrupt_token", test_corrupt_token);
+  for (uint32_t i = 0; i < wt_combo_count(); ++i) {
+    const wt_combo *c = wt_combo_at(i);
+    if (c->accounting != WT_MATERIALIZED)
+      continue; /* no sorted lists */
+    char name[128];
+    snprintf(name, sizeof name, "corrupt_list[%s]", c->name);
+    wt_add(name, test_corrupt_list, (void *)c);
+  }
   wt_add("env_off", test_env_off, NULL);
   wt_add_per_combo("unverified", test_unverified);
   /* a count wrapped below zero or above the pool is still reported as
