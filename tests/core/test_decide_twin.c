@@ -246,16 +246,22 @@ static void tally(coverage *c, const unsigned char *img) {
   }
 }
 
+/* CASES random states, one after another, then their arrays (offsets,
+ * relocated to where a copy lives) */
+static void make_image(image *m, uint64_t seed) {
+  memset(m, 0, sizeof *m);
+  m->size = (size_t)CASES * (sizeof(ws_dstate) + PER_CASE);
+  m->p = calloc(1, m->size);
+  WT_CHECK(m->p != NULL, "test: out of memory");
+  m->used = (size_t)CASES * sizeof(ws_dstate);
+  rng_state = seed;
+  for (uint32_t i = 0; i < CASES; ++i)
+    make_case(m, (size_t)i * sizeof(ws_dstate));
+}
+
 static void run_round(uint32_t round, coverage *cov) {
   image m;
-  memset(&m, 0, sizeof m);
-  m.size = (size_t)CASES * (sizeof(ws_dstate) + PER_CASE);
-  m.p = calloc(1, m.size);
-  WT_CHECK(m.p != NULL, "test: out of memory");
-  m.used = (size_t)CASES * sizeof(ws_dstate);
-  rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)round << 32);
-  for (uint32_t i = 0; i < CASES; ++i)
-    make_case(&m, (size_t)i * sizeof(ws_dstate));
+  make_image(&m, 0x9E3779B97F4A7C15ull ^ ((uint64_t)round << 32));
 
   /* the device: the image at the buffer's address */
   ws_buffer *buf = wt_buffer(m.used);
@@ -342,14 +348,7 @@ static void test_twin(void **state) {
  * loop goes on, else hold the branch and the answer. */
 static void persist_round(uint32_t round, uint32_t *go, uint32_t *handed) {
   image m;
-  memset(&m, 0, sizeof m);
-  m.size = (size_t)CASES * (sizeof(ws_dstate) + PER_CASE);
-  m.p = calloc(1, m.size);
-  WT_CHECK(m.p != NULL, "test: out of memory");
-  m.used = (size_t)CASES * sizeof(ws_dstate);
-  rng_state = 0xD1B54A32D192ED03ull ^ ((uint64_t)round << 32);
-  for (uint32_t i = 0; i < CASES; ++i)
-    make_case(&m, (size_t)i * sizeof(ws_dstate));
+  make_image(&m, 0xD1B54A32D192ED03ull ^ ((uint64_t)round << 32));
   unsigned char *ref = malloc(m.used), *orig = malloc(m.used), *moved = malloc(m.used);
   WT_CHECK(ref && orig && moved, "test: out of memory");
   const uint64_t rb = (uint64_t)(uintptr_t)ref, ob = (uint64_t)(uintptr_t)orig,
