@@ -26,7 +26,9 @@ extern "C" {
 /** Frame layouts (ws_scheduler_config.layout, ws_launch.layout). */
 enum ws_layout_value {
   WS_LAYOUT_AOS = 0, /**< array of structs: one record of sizeof(frame) per slot */
-  WS_LAYOUT_SOA = 1  /**< struct of arrays: one array per field */
+  WS_LAYOUT_SOA = 1, /**< struct of arrays: one array per field */
+  WS_LAYOUT_AUTO = 2 /**< configurations only (the default): SoA on GPU backends, AoS on
+                        the CPU, chosen when the scheduler is created; never in a launch */
 };
 
 /** ws_launch.flags: the wrapper updates counts[] itself (fused accounting). */

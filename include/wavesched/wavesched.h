@@ -356,7 +356,10 @@ typedef enum ws_scheduler_kind {
 typedef enum ws_accounting {
   WS_ACCOUNTING_MATERIALIZED = 0, /**< count the tokens and sort the slots every iteration */
   WS_ACCOUNTING_INCREMENTAL = 1,  /**< device counts kept by publish kernels (greedy only) */
-  WS_ACCOUNTING_FUSED = 2         /**< count updates inside the kernels (greedy only) */
+  WS_ACCOUNTING_FUSED = 2,        /**< count updates inside the kernels (greedy only) */
+  WS_ACCOUNTING_AUTO = 3          /**< the default: fused on CUDA, incremental on the CPU
+                                     and Vulkan, materialized under the all-queues policy;
+                                     chosen when the scheduler is created */
 } ws_accounting;
 
 /** The auxiliary-work protocol. */
@@ -380,7 +383,7 @@ typedef enum ws_loop_kind {
 typedef struct ws_scheduler_config {
   ws_scheduler_kind kind;          /**< wavefront (default) or megakernel */
   uint32_t resident_frames;        /**< R, > 0 (wavefront) */
-  uint32_t layout;                 /**< WS_LAYOUT_AOS or WS_LAYOUT_SOA */
+  uint32_t layout;                 /**< WS_LAYOUT_AUTO (default), WS_LAYOUT_AOS or WS_LAYOUT_SOA */
   bool largest_first;              /**< greedy policy; false = all-queues */
   ws_accounting accounting;        /**< incremental and fused need largest_first */
   bool compaction;                 /**< keep live frames in a dense prefix */
@@ -418,7 +421,10 @@ typedef struct ws_scheduler_config {
 /** ws_scheduler_config.iteration_limit: no limit. */
 #define WS_ITERATION_UNLIMITED UINT64_MAX
 
-/** Defaults: wavefront, R = 4096, AoS, greedy, incremental, compaction on. */
+/** Defaults: wavefront, R = 4096, layout and accounting chosen per backend
+ * (WS_LAYOUT_AUTO, WS_ACCOUNTING_AUTO: SoA and fused on CUDA, SoA and
+ * incremental on Vulkan, AoS and incremental on the CPU; docs/loop.md),
+ * greedy, compaction on, the loop chosen per dispatch (WS_LOOP_AUTO). */
 ws_scheduler_config ws_scheduler_config_default(void);
 
 /** Creates a scheduler for `coroutine` on `dev` (config NULL: the defaults)
@@ -427,6 +433,11 @@ ws_scheduler_config ws_scheduler_config_default(void);
  * NULL and its message on the device (ws_device_last_error) and its log. */
 ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *coroutine,
                               const ws_scheduler_config *config, ws_scheduler **out);
+/** The configuration scheduler `s` runs with, into *out: the one it was
+ * created with, the layout and accounting its backend's defaults chose
+ * (never WS_LAYOUT_AUTO or WS_ACCOUNTING_AUTO), and WS_LOOP applied.
+ * WS_EINVAL for NULL arguments. */
+ws_status ws_scheduler_get_config(const ws_scheduler *s, ws_scheduler_config *out);
 /** Frees the scheduler and its device memory; NULL is ignored. */
 void ws_scheduler_destroy(ws_scheduler *s);
 /** The message of the scheduler's last error ("" if none, or for NULL). */

@@ -38,12 +38,19 @@ ws_scheduler_config ws_scheduler_config_default(void) {
   memset(&c, 0, sizeof c);
   c.kind = WS_SCHEDULER_WAVEFRONT;
   c.resident_frames = 4096;
-  c.layout = WS_LAYOUT_AOS;
+  c.layout = WS_LAYOUT_AUTO;
   c.largest_first = true;
-  c.accounting = WS_ACCOUNTING_INCREMENTAL;
+  c.accounting = WS_ACCOUNTING_AUTO;
   c.compaction = true;
   c.block_size = 128;
   return c;
+}
+
+ws_status ws_scheduler_get_config(const ws_scheduler *s, ws_scheduler_config *out) {
+  if (!s || !out)
+    return WS_EINVAL;
+  *out = s->cfg;
+  return WS_OK;
 }
 
 uint32_t ws_scheduler_continuation_index(const ws_scheduler *s, const char *name) {
@@ -309,6 +316,18 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
     cfg.loop = WS_LOOP_HOST;
   else if (loop_env && strcmp(loop_env, "device") == 0)
     cfg.loop = WS_LOOP_DEVICE;
+  /* the defaults measured per backend (docs/decisions.md, "The library's
+   * defaults per backend"): SoA coalesces a warp's frame accesses on GPUs,
+   * and CUDA's fused accounting (warp-aggregated counts, scan mode, the
+   * persistent device loop) beats its publish kernels; on the CPU a frame's
+   * fields share cache lines and fused accounting is the slower mode */
+  const ws_backend_kind bk = ws_device_backend(dev);
+  if (cfg.layout == WS_LAYOUT_AUTO)
+    cfg.layout = bk == WS_BACKEND_CPU ? WS_LAYOUT_AOS : WS_LAYOUT_SOA;
+  if (cfg.accounting == WS_ACCOUNTING_AUTO)
+    cfg.accounting = !cfg.largest_first      ? WS_ACCOUNTING_MATERIALIZED
+                     : bk == WS_BACKEND_CUDA ? WS_ACCOUNTING_FUSED
+                                             : WS_ACCOUNTING_INCREMENTAL;
   ws_scheduler *s = ws_calloc(1, sizeof *s);
   if (!s)
     return WS_ENOMEM;

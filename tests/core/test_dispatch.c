@@ -16,7 +16,8 @@
  *                    iterations, in the host loop and where the backend has
  *                    one in the device loop;
  *   reuse            dispatching again gives identical results, and the
- *                    statistics describe the last dispatch only.
+ *                    statistics describe the last dispatch only;
+ *   defaults         the layout and accounting chosen per backend.
  */
 #include "t_basic_host.h"
 
@@ -328,6 +329,57 @@ static void test_block_sizes(void **state) {
   }
 }
 
+/* The defaults (ws_scheduler_config_default): the layout and accounting
+ * the backend's measurements chose, reported by ws_scheduler_get_config,
+ * materialized accounting under the all-queues policy, explicit values
+ * kept; and a default scheduler runs t_basic exactly. */
+static void test_defaults(void **state) {
+  (void)state;
+  const bool cpu = wt_backend == WS_BACKEND_CPU, cuda = wt_backend == WS_BACKEND_CUDA;
+  ws_scheduler_config cfg = ws_scheduler_config_default();
+  WT_CHECK(cfg.layout == WS_LAYOUT_AUTO && cfg.accounting == WS_ACCOUNTING_AUTO,
+           "ws_scheduler_config_default: layout %u, accounting %d", cfg.layout,
+           (int)cfg.accounting);
+  cfg.resident_frames = 64;
+  ws_scheduler *s = wt_scheduler(&t_basic_coroutine, &cfg);
+  ws_scheduler_config got;
+  WT_CHECK(ws_scheduler_get_config(s, &got) == WS_OK, "ws_scheduler_get_config");
+  const uint32_t want_layout = cpu ? WS_LAYOUT_AOS : WS_LAYOUT_SOA;
+  const ws_accounting want_acc = cuda ? WS_ACCOUNTING_FUSED : WS_ACCOUNTING_INCREMENTAL;
+  WT_CHECK(got.layout == want_layout && got.accounting == want_acc,
+           "defaults on %s: layout %u, accounting %d; expected %u, %d",
+           ws_backend_name(wt_backend), got.layout, (int)got.accounting, want_layout,
+           (int)want_acc);
+  WT_CHECK(got.resident_frames == 64 && got.largest_first && got.compaction,
+           "ws_scheduler_get_config changed what was given");
+  basic_run r;
+  basic_init(&r, 257);
+  WT_OK(basic_dispatch(s, &r, 257), s, "the defaults");
+  basic_check(&r, 257, "the defaults");
+
+  cfg.largest_first = false;
+  s = wt_scheduler(&t_basic_coroutine, &cfg);
+  WT_CHECK(ws_scheduler_get_config(s, &got) == WS_OK &&
+               got.accounting == WS_ACCOUNTING_MATERIALIZED,
+           "all-queues policy: accounting %d, expected materialized", (int)got.accounting);
+  basic_reset(&r);
+  WT_OK(basic_dispatch(s, &r, 257), s, "the defaults, all-queues policy");
+  basic_check(&r, 257, "the defaults, all-queues policy");
+
+  cfg = ws_scheduler_config_default();
+  cfg.resident_frames = 64;
+  cfg.layout = WS_LAYOUT_AOS;
+  cfg.accounting = WS_ACCOUNTING_MATERIALIZED;
+  s = wt_scheduler(&t_basic_coroutine, &cfg);
+  WT_CHECK(ws_scheduler_get_config(s, &got) == WS_OK && got.layout == WS_LAYOUT_AOS &&
+               got.accounting == WS_ACCOUNTING_MATERIALIZED,
+           "explicit AoS and materialized became layout %u, accounting %d", got.layout,
+           (int)got.accounting);
+  WT_CHECK(ws_scheduler_get_config(NULL, &got) == WS_EINVAL &&
+               ws_scheduler_get_config(s, NULL) == WS_EINVAL,
+           "ws_scheduler_get_config accepted NULL");
+}
+
 int main(int argc, char **argv) {
   const wt_need needs[] = {{&t_basic_modules, "t_basic"}};
   wt_init(argc, argv, needs, 1);
@@ -340,5 +392,6 @@ int main(int argc, char **argv) {
   wt_add_per_combo("tail", test_tail);
   wt_add_per_combo("reuse", test_reuse);
   wt_add("block_sizes", test_block_sizes, NULL);
+  wt_add("defaults", test_defaults, NULL);
   return wt_run("core_dispatch");
 }

@@ -120,7 +120,7 @@ static void test_bad_config(void **state) {
   expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ACCOUNTING, "fused without greedy", NULL);
 
   cfg = base;
-  cfg.accounting = (ws_accounting)3;
+  cfg.accounting = (ws_accounting)4; /* 3 is WS_ACCOUNTING_AUTO */
   expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "accounting out of range", NULL);
 
   /* continuation names */
@@ -190,8 +190,8 @@ static void test_bad_config(void **state) {
 
   /* enumerations out of range */
   cfg = base;
-  cfg.layout = 2;
-  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "layout 2", NULL);
+  cfg.layout = 3; /* 2 is WS_LAYOUT_AUTO */
+  expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "layout 3", NULL);
   cfg.layout = UINT32_MAX;
   expect_rejected(&t_basic_coroutine, &cfg, WS_ECONFIG_ENUM, "layout UINT32_MAX", NULL);
   cfg = base;

@@ -396,8 +396,8 @@ static void test_config_errors(void **state) {
   c.block_size = 0; /* = 128 */
   expect_create(co, &c, WS_OK, "block size 0");
   c = small_config(8);
-  c.layout = 2;
-  expect_create(co, &c, WS_ECONFIG_ENUM, "layout 2");
+  c.layout = 3; /* 2 is WS_LAYOUT_AUTO */
+  expect_create(co, &c, WS_ECONFIG_ENUM, "layout 3");
   c = small_config(8);
   c.kind = (ws_scheduler_kind)2;
   expect_create(co, &c, WS_ECONFIG_ENUM, "kind 2");
