@@ -824,8 +824,6 @@ __device__ static inline uint32_t ws_block_index_(uint32_t k) {
 template <class K> static inline uint32_t ws_resident_grid_(K, uint32_t grid, uint32_t, size_t) {
   return grid;
 }
-/* HIP has no persistent device loop (decide.h ws_dec_persist): every
- * iteration is launched. */
 /* HIP has no lane refill (ws_steps_ is never on there): stepped kernels and
  * continuations run one index or frame per thread, as every launch on HIP. */
 #define WS_STEPS_LAUNCHER_(lname, fn, T, tstate, begin, step, end, Tag)                 \
@@ -1000,7 +998,7 @@ __device__ __forceinline__ static void ws_refill_run_(uint32_t nb, Begin begin, 
 /** 1 (the default): each CUDA coroutine also gets the persistent device-loop
  * kernel (docs/loop.md), which holds every continuation; 0 before including
  * this header leaves it out (the device loop then launches every
- * iteration), saving its compile time. */
+ * iteration), saving its compile time. HIP has none. */
 #define WS_PERSISTENT_LOOP 1
 #endif
 #if defined(__HIPCC__) || !WS_PERSISTENT_LOOP
@@ -1108,7 +1106,6 @@ __device__ static inline uint32_t ws_persist_decide_(const ws_dec_persist &p, ui
     ((ws_dec_persist *)persist)->max_frames = p_.max_frames;                            \
     if (p_.dry_run)                                                                     \
       return 0;                                                                         \
-    p_.dry_run = 0;                                                                     \
     cudaLaunchAttribute at_[1];                                                         \
     at_[0].id = cudaLaunchAttributeCooperative;                                         \
     at_[0].val.cooperative = 1;                                                         \
