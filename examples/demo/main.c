@@ -47,8 +47,9 @@ static void usage(FILE *f) {
           "                              auxiliary-pipeline regression scenario (SPEC 6)\n"
           "  --backend cpu|cuda|vulkan   backend (default cpu)\n"
           "  --scheduler wavefront|megakernel (default wavefront)\n"
-          "  --layout aos|soa            frame layout (default aos)\n"
-          "  --accounting materialized|incremental|fused (default incremental)\n"
+          "  --layout aos|soa            frame layout (default: the backend's, soa on GPUs)\n"
+          "  --accounting materialized|incremental|fused (default: the backend's,\n"
+          "                              fused on CUDA, else incremental)\n"
           "  --policy greedy|all         queue policy (default greedy)\n"
           "  --compaction on|off         (default on)\n"
           "  --items N                   logical items, 0..4294967295 (default 100000)\n"
@@ -409,6 +410,8 @@ int main(int argc, char **argv) {
       (st = ws_buffer_fill_u32(steps, 0, 0, items)) != WS_OK)
     goto done;
   demo_args args = {ws_buffer_address(out), ws_buffer_address(steps), (uint32_t)first, 0};
+  /* what the scheduler runs with: the backend chose what was not given */
+  (void)ws_scheduler_get_config(s, &sc);
 #ifndef DEMO_MPI /* rank 0 prints the whole run's (demo_mpi_report) */
   printf("wavesched-demo: %u items on %s, %s scheduler, pool %u, %s, %s accounting, %s policy\n",
          items, ws_device_name(dev), sched_names[sc.kind], sc.resident_frames,

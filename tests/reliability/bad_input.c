@@ -377,8 +377,11 @@ static void test_config_errors(void **state) {
   ws_scheduler_config c = small_config(0);
   expect_create(co, &c, WS_ECONFIG_POOL, "R = 0");
   c = small_config(8);
-  c.largest_first = false; /* incremental is the default */
+  c.largest_first = false;
+  c.accounting = WS_ACCOUNTING_INCREMENTAL;
   expect_create(co, &c, WS_ECONFIG_ACCOUNTING, "incremental without greedy");
+  c.accounting = WS_ACCOUNTING_AUTO; /* the default: materialized under all-queues */
+  expect_create(co, &c, WS_OK, "the default accounting without greedy");
   c = small_config(8);
   c.largest_first = false;
   c.accounting = WS_ACCOUNTING_FUSED;
