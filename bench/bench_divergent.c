@@ -136,6 +136,7 @@ int main(int argc, char **argv) {
       sc.kind = WS_SCHEDULER_WAVEFRONT;
       sc.resident_frames = pools.v[k - 1];
       sc.accounting = (ws_accounting)accounting;
+      sc.layout = WS_LAYOUT_AOS; /* as the header line says, and every recorded run had */
       cf[k].kind = "wavefront";
       cf[k].pool = pools.v[k - 1];
     }
