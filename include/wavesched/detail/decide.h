@@ -898,7 +898,7 @@ typedef struct ws_dec_persist {
    * grid (the launcher's cap; 0 = that). A larger one goes to the graph,
    * whose kernel for that continuation has its own registers and grid: the
    * persistent kernel holds every continuation and so the heaviest one's
-   * registers (the path tracer's resumes of a million frames ran 20 % slower
+   * registers (the path tracer's resumes of millions of frames ran 9–20 % slower
    * in it, docs/decisions.md) */
   uint32_t max_frames;
   /* 1: the launcher launches nothing and writes the grid and max_frames it
