@@ -85,7 +85,7 @@ WS_DEVICE static uint32_t bench_dv_entry(const ws_item *it, bench_dv_frame *f,
                                          const bench_dv_args *a) {
   f->x = 0.0f;
   f->remaining = bench_dv_length(it->id, a->long_percent);
-  f->hash = bench_hash(it->id ^ 0x9e3779b9u);
+  f->hash = ws_hash32(it->id ^ 0x9e3779b9u);
   f->steps = 0u;
   return bench_dv_pick(f->hash);
 }
@@ -111,13 +111,13 @@ WS_DEVICE static uint32_t bench_dv_heavy(const ws_item *it, bench_dv_frame *f,
   for (uint32_t k = 0; k < a->heavy_fmas; ++k)
     x = BENCH_FMA(x, 0.9990234375f, b);
   f->x = x;
-  f->hash = bench_hash(f->hash ^ bench_f32_bits(x));
+  f->hash = ws_hash32(f->hash ^ bench_f32_bits(x));
   return bench_dv_after(it, f, a);
 }
 
 WS_DEVICE static uint32_t bench_dv_light(const ws_item *it, bench_dv_frame *f,
                                          const bench_dv_args *a) {
-  f->hash = bench_hash(f->hash + 1u);
+  f->hash = ws_hash32(f->hash + 1u);
   return bench_dv_after(it, f, a);
 }
 

@@ -78,15 +78,6 @@ enum { BENCH_DV_HEAVY = 1, BENCH_DV_LIGHT = 2 };
   X(BENCH_DV_HEAVY, bench_dv_heavy, "heavy")                                               \
   X(BENCH_DV_LIGHT, bench_dv_light, "light")
 
-WS_HOST_DEVICE static inline uint32_t bench_hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 /* Continuations item `id` runs: (100 - long_percent) % take 1..8, the rest
  * 64..511 (the demo's distribution: lengths differ by two orders of
  * magnitude). */

@@ -26,15 +26,6 @@ WS_ARGS(bench_dv_args) {
 #define BENCH_DV_HEAVY 1u
 #define BENCH_DV_LIGHT 2u
 
-uint bench_hash(uint x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
 uint bench_dv_length(uint id, uint long_percent) {
   uint h = id * 2654435761u;
   h ^= h >> 15;
@@ -46,7 +37,7 @@ uint bench_dv_pick(uint hash) { return (hash & 3u) == 0u ? BENCH_DV_HEAVY : BENC
 uint bench_dv_entry(ws_item it, inout bench_dv_frame f, bench_dv_args a) {
   f.x = 0.0;
   f.remaining = bench_dv_length(it.id, a.long_percent);
-  f.hash = bench_hash(it.id ^ 0x9e3779b9u);
+  f.hash = ws_hash32(it.id ^ 0x9e3779b9u);
   f.steps = 0u;
   return bench_dv_pick(f.hash);
 }
@@ -70,12 +61,12 @@ uint bench_dv_heavy(ws_item it, inout bench_dv_frame f, bench_dv_args a) {
   for (uint k = 0u; k < a.heavy_fmas; ++k)
     x = fma(x, 0.9990234375, b);
   f.x = x;
-  f.hash = bench_hash(f.hash ^ floatBitsToUint(x));
+  f.hash = ws_hash32(f.hash ^ floatBitsToUint(x));
   return bench_dv_after(it, f, a);
 }
 
 uint bench_dv_light(ws_item it, inout bench_dv_frame f, bench_dv_args a) {
-  f.hash = bench_hash(f.hash + 1u);
+  f.hash = ws_hash32(f.hash + 1u);
   return bench_dv_after(it, f, a);
 }
 

@@ -2,15 +2,6 @@
 /* Kernels of the demo workload: one source for the CPU and CUDA backends. */
 #include "demo.h"
 
-WS_DEVICE static inline uint32_t demo_hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 WS_DEVICE static uint32_t demo_entry(const ws_item *it, demo_frame *f, const demo_args *a) {
   f->remaining = demo_length(a->item_base + it->id);
   f->hash = a->item_base + it->id;
@@ -21,7 +12,7 @@ WS_DEVICE static uint32_t demo_entry(const ws_item *it, demo_frame *f, const dem
 
 WS_DEVICE static uint32_t demo_mix(const ws_item *it, demo_frame *f, const demo_args *a) {
   WS_PTR(uint32_t, a->steps)[it->id] += 1;
-  f->hash = demo_hash(f->hash);
+  f->hash = ws_hash32(f->hash);
   f->remaining -= 1;
   if (f->remaining == 0)
     return DEMO_FINISH;

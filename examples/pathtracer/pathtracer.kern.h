@@ -43,22 +43,12 @@ enum {
 #define PT_XBOUNCE 0x10000000u
 enum { PT_XDIM_LIGHT = 0 /* which light NEE samples */ };
 
-/* lowbias32 (Wellons): a bijective 32-bit mixer */
-WS_DEVICE static inline uint32_t pt_mix(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
 WS_DEVICE static inline float pt_rand(uint32_t seed, uint32_t pixel, uint32_t sample,
                                       uint32_t bounce, uint32_t dim) {
-  uint32_t h = pt_mix(seed ^ 0x9e3779b9u);
-  h = pt_mix(h ^ pixel);
-  h = pt_mix(h ^ sample);
-  h = pt_mix(h ^ (bounce * PT_DIMS + dim));
+  uint32_t h = ws_hash32(seed ^ 0x9e3779b9u);
+  h = ws_hash32(h ^ pixel);
+  h = ws_hash32(h ^ sample);
+  h = ws_hash32(h ^ (bounce * PT_DIMS + dim));
   return (float)(h >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
 }
 

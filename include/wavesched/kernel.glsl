@@ -286,6 +286,16 @@ WS_DECLARE_TYPE(ivec4, 4)
 
 uint ws_align_up(uint x, uint a) { return (x + a - 1u) / a * a; }
 
+/* kernel.h's ws_hash32, bit for bit: lowbias32 (Wellons) */
+uint ws_hash32(uint x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
 /* ---- atomics on device addresses (relaxed, device scope). Kernels that
  * need ordering across launches get it from stream order, never from
  * fences inside a launch. GLSL's own atomicAdd(WS_PTR(T, p)[i], v) works as

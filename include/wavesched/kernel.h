@@ -79,6 +79,18 @@ extern "C" {
  * fields) as a `type *`. */
 #define WS_PTR(type, addr) ((type *)(uintptr_t)(addr))
 
+/** lowbias32 (Wellons): a bijective 32-bit mixer, the same bits on every
+ * backend and on the host (kernel.glsl has its twin) — for random numbers
+ * that are a pure function of an item's coordinates. */
+WS_HOST_DEVICE static inline uint32_t ws_hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
 #define WS_CAT2_(a, b) a##b
 #define WS_CAT_(a, b) WS_CAT2_(a, b)
 

@@ -311,16 +311,6 @@ static void record_stats(rec *r, const ws_scheduler *s) {
  * The demo workload
  * ====================================================================== */
 
-/* demo.kern.h's demo_hash (kernel-side only there). */
-static uint32_t host_demo_hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 /* Host model of one item: its output and its continuation runs. */
 static void host_demo_item(uint32_t id, uint32_t *out, uint32_t *steps) {
   uint32_t remaining = demo_length(id), hash = id, n = 0;
@@ -329,7 +319,7 @@ static void host_demo_item(uint32_t id, uint32_t *out, uint32_t *steps) {
   for (;;) {
     n += 1;
     if (cont == DEMO_MIX) {
-      hash = host_demo_hash(hash);
+      hash = ws_hash32(hash);
       remaining -= 1;
       if (remaining == 0)
         cont = DEMO_FINISH;

@@ -43,17 +43,8 @@ enum { T_SPEC_LIGHT = 1, T_SPEC_HEAVY = 2, T_SPEC_FINISH = 3 };
 #define T_SPEC_WRONG_BIT (1u << 30)   /* GLSL: a pipeline specialized for another continuation */
 #define T_SPEC_WORDS 32u              /* the heavy continuation's array */
 
-WS_HOST_DEVICE static inline uint32_t t_spec_hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
 WS_HOST_DEVICE static inline uint32_t t_spec_len(uint32_t id) {
-  return t_spec_hash(id) % 9u;
+  return ws_hash32(id) % 9u;
 }
 
 WS_HOST_DEVICE static inline uint32_t t_spec_next(uint32_t h, uint32_t left) {
@@ -85,7 +76,7 @@ WS_HOST_DEVICE static inline uint32_t t_spec_heavy_hash(uint32_t h) {
  * runs (bit j: continuation j, the entry's bit 0 included). */
 WS_HOST_DEVICE static inline void t_spec_expect(uint32_t id, uint32_t *h_out, float *acc_out,
                                                 uint32_t *mask_out) {
-  uint32_t h = t_spec_hash(id), left = t_spec_len(id), mask = 1u;
+  uint32_t h = ws_hash32(id), left = t_spec_len(id), mask = 1u;
   float acc = 0.0f;
   uint32_t next = t_spec_next(h, left);
   while (next != (uint32_t)T_SPEC_FINISH) {

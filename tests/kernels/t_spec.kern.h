@@ -10,7 +10,7 @@ WS_DEVICE static uint32_t t_spec_probe(uint32_t src) {
 
 WS_DEVICE static uint32_t t_spec_entry(const ws_item *it, t_spec_frame *f, const t_spec_args *a) {
   WS_PTR(uint32_t, a->seen)[it->id] |= t_spec_probe(0);
-  f->h = t_spec_hash(it->id);
+  f->h = ws_hash32(it->id);
   f->left = t_spec_len(it->id);
   f->acc = 0.0f;
   return t_spec_next(f->h, f->left);

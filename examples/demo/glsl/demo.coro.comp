@@ -34,15 +34,6 @@ uint demo_length(uint id) {
   return (h % 100u) < 90u ? 1u + h % 8u : 64u + h % 448u;
 }
 
-uint demo_hash(uint x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
 uint demo_entry(ws_item it, inout demo_frame f, demo_args a) {
   f.remaining = demo_length(a.item_base + it.id);
   f.hash = a.item_base + it.id;
@@ -53,7 +44,7 @@ uint demo_entry(ws_item it, inout demo_frame f, demo_args a) {
 
 uint demo_mix(ws_item it, inout demo_frame f, demo_args a) {
   WS_PTR(uint32_t, a.steps)[it.id] += 1u;
-  f.hash = demo_hash(f.hash);
+  f.hash = ws_hash32(f.hash);
   f.remaining -= 1u;
   if (f.remaining == 0u)
     return DEMO_FINISH;

@@ -245,20 +245,11 @@ struct pt_resolve_args { /* 40 bytes */
 #define PT_FLOAT(addr, idx) WS_REF(float)(WS_ADDR(float, addr, idx)).v
 
 /* ---- random numbers ---- */
-uint pt_mix(uint x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
 precise float pt_rand(uint seed, uint pixel, uint sample_, uint bounce, uint dim) {
-  uint h = pt_mix(seed ^ 0x9e3779b9u);
-  h = pt_mix(h ^ pixel);
-  h = pt_mix(h ^ sample_);
-  h = pt_mix(h ^ (bounce * PT_DIMS + dim));
+  uint h = ws_hash32(seed ^ 0x9e3779b9u);
+  h = ws_hash32(h ^ pixel);
+  h = ws_hash32(h ^ sample_);
+  h = ws_hash32(h ^ (bounce * PT_DIMS + dim));
   precise float r = float(h >> 8u) * uintBitsToFloat(0x33800000u); /* 1 / 2^24 */
   return r;
 }

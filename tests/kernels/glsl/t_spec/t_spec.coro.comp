@@ -24,11 +24,7 @@ uint t_spec_probe(uint src) {
   return WS_SPEC_SRC == src ? 1u << src : 1u << 30;
 }
 
-uint t_spec_hash(uint x) {
-  x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-  return x;
-}
-uint t_spec_len(uint id) { return t_spec_hash(id) % 9u; }
+uint t_spec_len(uint id) { return ws_hash32(id) % 9u; }
 uint t_spec_next(uint h, uint left) {
   return left == 0u ? T_SPEC_FINISH : ((h >> 7) & 1u) != 0u ? T_SPEC_LIGHT : T_SPEC_HEAVY;
 }
@@ -48,7 +44,7 @@ uint t_spec_heavy_hash(uint h) {
 
 uint t_spec_entry(ws_item it, inout t_spec_frame f, t_spec_args a) {
   WS_PTR(uint32_t, a.seen)[it.id] |= t_spec_probe(0u);
-  f.h = t_spec_hash(it.id);
+  f.h = ws_hash32(it.id);
   f.left = t_spec_len(it.id);
   f.acc = 0.0;
   return t_spec_next(f.h, f.left);
