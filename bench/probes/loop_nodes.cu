@@ -68,14 +68,10 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
   CK(cudaGraphCreate(&g, 0));
   cudaGraphConditionalHandle more, branch;
   CK(cudaGraphConditionalHandleCreate(&more, g, 1, cudaGraphCondAssignDefault));
-  cudaGraphNodeParams wp = {};
-  wp.type = cudaGraphNodeTypeConditional;
-  wp.conditional.handle = more;
-  wp.conditional.type = cudaGraphCondTypeWhile;
-  wp.conditional.size = 1;
-  cudaGraphNode_t wn;
-  CK(cudaGraphAddNode(&wn, g, NULL, NULL, 0, &wp));
-  cudaGraph_t body = wp.conditional.phGraph_out[0];
+  cudaGraph_t *wb;
+  if (probe_conditional(g, NULL, more, cudaGraphCondTypeWhile, 1, &wb))
+    return 1;
+  cudaGraph_t body = wb[0];
   if (use_switch)
     CK(cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
   int nn = n, cp = copy, ub = use_switch, me = chain ? 0 : -1;
@@ -96,19 +92,15 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
   cudaGraphNode_t n1, n2;
   CK(cudaGraphAddKernelNode(&n1, body, NULL, 0, &k1));
   if (use_switch) {
-    cudaGraphNodeParams sp = {};
-    sp.type = cudaGraphNodeTypeConditional;
-    sp.conditional.handle = branch;
-    sp.conditional.type = cudaGraphCondTypeSwitch;
-    sp.conditional.size = branches;
-    cudaGraphNode_t sn;
-    CK(cudaGraphAddNode(&sn, body, &n1, NULL, 1, &sp));
+    cudaGraph_t *sb;
+    if (probe_conditional(body, &n1, branch, cudaGraphCondTypeSwitch, branches, &sb))
+      return 1;
     for (int b = 0; b < branches; ++b) {
       cudaGraphNode_t e;
       if (b == 1)
-        CK(cudaGraphAddKernelNode(&e, sp.conditional.phGraph_out[b], NULL, 0, &k2));
+        CK(cudaGraphAddKernelNode(&e, sb[b], NULL, 0, &k2));
       else
-        CK(cudaGraphAddEmptyNode(&e, sp.conditional.phGraph_out[b], NULL, 0));
+        CK(cudaGraphAddEmptyNode(&e, sb[b], NULL, 0));
     }
   } else if (chain) {
     /* kernel e looks for branch e; the decision names branch 0 */
@@ -128,23 +120,14 @@ static int run(const char *name, int copy, int use_switch, unsigned bytes, int g
   }
   cudaGraphExec_t ge;
   CK(cudaGraphInstantiate(&ge, g, 0));
-  std::vector<double> r;
-  unsigned long long init[3] = {0, 0, 0};
-  for (int rep = 0; rep < 6; rep++) {
-    init[1] = N;
-    init[2] = 0;
-    CK(cudaMemcpy(st, init, sizeof init, cudaMemcpyHostToDevice));
-    CK(cudaDeviceSynchronize());
-    const double t = now_us();
-    CK(cudaGraphLaunch(ge, s));
-    CK(cudaStreamSynchronize(s));
-    if (rep)
-      r.push_back((now_us() - t) / N);
-  }
+  const unsigned long long init[3] = {0, (unsigned long long)N, 0};
+  double us;
+  if (probe_time_graph(ge, s, st, init, sizeof init, N, &us))
+    return 1;
   unsigned long long h[3];
   CK(cudaMemcpy(h, st, sizeof h, cudaMemcpyDeviceToHost));
   printf("%-7s state %5u B, step grid %4d, %2d switch branches, %d chained: %6.2f us/iter (ran %llu)\n",
-         name, copy ? bytes : 0, grid, use_switch ? branches : 0, chain, median(r), h[2]);
+         name, copy ? bytes : 0, grid, use_switch ? branches : 0, chain, us, h[2]);
   CK(cudaGraphExecDestroy(ge));
   CK(cudaGraphDestroy(g));
   CK(cudaFree(st));

@@ -95,14 +95,10 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
   CK(cudaGraphCreate(&g, 0));
   cudaGraphConditionalHandle more, branch = 0;
   CK(cudaGraphConditionalHandleCreate(&more, g, 1, cudaGraphCondAssignDefault));
-  cudaGraphNodeParams wp = {};
-  wp.type = cudaGraphNodeTypeConditional;
-  wp.conditional.handle = more;
-  wp.conditional.type = cudaGraphCondTypeWhile;
-  wp.conditional.size = 1;
-  cudaGraphNode_t wn;
-  CK(cudaGraphAddNode(&wn, g, NULL, NULL, 0, &wp));
-  cudaGraph_t body = wp.conditional.phGraph_out[0];
+  cudaGraph_t *wb;
+  if (probe_conditional(g, NULL, more, cudaGraphCondTypeWhile, 1, &wb))
+    return 1;
+  cudaGraph_t body = wb[0];
   const int use_switch = kd == K_SWITCH;
   if (use_switch)
     CK(cudaGraphConditionalHandleCreate(&branch, body, 0, 0));
@@ -130,16 +126,9 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
     int nprev = 1;
     if (use_switch) {
       if (e == 0) {
-        cudaGraphNodeParams sp = {};
-        sp.type = cudaGraphNodeTypeConditional;
-        sp.conditional.handle = branch;
-        sp.conditional.type = cudaGraphCondTypeSwitch;
-        sp.conditional.size = E;
-        cudaGraphNode_t sn;
-        CK(cudaGraphAddNode(&sn, body, &n1, NULL, 1, &sp));
-        static cudaGraph_t bodies[MAXN];
-        for (int b = 0; b < E; ++b)
-          bodies[b] = sp.conditional.phGraph_out[b];
+        cudaGraph_t *bodies;
+        if (probe_conditional(body, &n1, branch, cudaGraphCondTypeSwitch, E, &bodies))
+          return 1;
         mine.assign(E * L, -1);
         for (int b = 0; b < E; ++b) {
           cudaGraphNode_t p = NULL;
@@ -178,14 +167,10 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
     if (kd == K_MIX) {
       cudaGraphConditionalHandle ifh;
       CK(cudaGraphConditionalHandleCreate(&ifh, body, 0, cudaGraphCondAssignDefault));
-      cudaGraphNodeParams ip = {};
-      ip.type = cudaGraphNodeTypeConditional;
-      ip.conditional.handle = ifh;
-      ip.conditional.type = cudaGraphCondTypeIf;
-      ip.conditional.size = 1;
-      cudaGraphNode_t in;
-      CK(cudaGraphAddNode(&in, body, &n1, NULL, 1, &ip));
-      where = ip.conditional.phGraph_out[0];
+      cudaGraph_t *ib;
+      if (probe_conditional(body, &n1, ifh, cudaGraphCondTypeIf, 1, &ib))
+        return 1;
+      where = ib[0];
     }
     cudaGraphNode_t p = NULL;
     for (int l = 0; l < 3; ++l) {
@@ -201,19 +186,10 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
   cudaGraphExec_t ge;
   CK(cudaGraphInstantiate(&ge, g, 0));
   CK(cudaGraphUpload(ge, s));
-  std::vector<double> r;
-  unsigned long long init[4] = {0, 0, 0, 0};
-  for (int rep = 0; rep < 6; rep++) {
-    init[1] = N;
-    init[2] = 0;
-    CK(cudaMemcpy(st, init, sizeof init, cudaMemcpyHostToDevice));
-    CK(cudaDeviceSynchronize());
-    const double t = now_us();
-    CK(cudaGraphLaunch(ge, s));
-    CK(cudaStreamSynchronize(s));
-    if (rep)
-      r.push_back((now_us() - t) / N);
-  }
+  const unsigned long long init[4] = {0, (unsigned long long)N, 0, 0};
+  double us;
+  if (probe_time_graph(ge, s, st, init, sizeof init, N, &us))
+    return 1;
   unsigned long long h[3];
   CK(cudaMemcpy(h, st, sizeof h, cudaMemcpyDeviceToHost));
   std::vector<unsigned> d(n);
@@ -224,7 +200,7 @@ static int run(const char *name, kind kd, int E, int L, int grid, int pdl) {
   for (long it = 0; it < 6L * N * L; ++it)
     want = probe_step(want);
   printf("%-10s E %2d L %d grid %4d: %6.2f us/iter (ran %llu, data %s)\n", name, E, L, grid,
-         median(r), h[2], d[0] == want && d[n - 1] == want ? "ok" : "WRONG");
+         us, h[2], d[0] == want && d[n - 1] == want ? "ok" : "WRONG");
   CK(cudaGraphExecDestroy(ge));
   CK(cudaGraphDestroy(g));
   CK(cudaFree(st));
