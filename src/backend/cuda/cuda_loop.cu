@@ -262,6 +262,16 @@ static ws_status ws_parse_select(ws_device *dev, uint32_t *mode) {
                      "WS_CUDA_LOOP_SELECT='%s': expected resumes, parallel or switch", v);
 }
 
+/* Whether knob value v is a decimal number in 1..max, into *out. */
+static bool ws_env_number(const char *v, unsigned long max, uint32_t *out) {
+  char *end = NULL;
+  const unsigned long n = strtoul(v, &end, 10);
+  if (end == v || *end != '\0' || n < 1 || n > max)
+    return false;
+  *out = (uint32_t)n;
+  return true;
+}
+
 /* WS_CUDA_LOOP_PERSIST=on (unset or empty: where the coroutine allows it),
  * off, or N: on, carrying out resumes of at most N frames (decide.h
  * ws_dec_persist.max_frames; the tests mix both kinds of iteration). */
@@ -275,13 +285,20 @@ static ws_status ws_parse_persist(ws_device *dev, bool *on, uint32_t *max_frames
     *on = false;
     return WS_OK;
   }
-  char *end = NULL;
-  const unsigned long n = strtoul(v, &end, 10);
-  if (*end != '\0' || n < 1 || n > UINT32_MAX)
+  if (!ws_env_number(v, UINT32_MAX, max_frames))
     return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_LOOP_PERSIST='%s': expected on, off or 1..%u frames",
                        v, UINT32_MAX);
-  *max_frames = (uint32_t)n;
   return WS_OK;
+}
+
+/* WS_CUDA_LOOP_UNROLL=U, 1..16 (unset or empty: WS_LOOP_UNROLL_DEFAULT):
+ * iterations per pass of the WHILE body (ws_build). */
+static ws_status ws_parse_unroll(ws_device *dev, uint32_t *unroll) {
+  const char *v = getenv("WS_CUDA_LOOP_UNROLL");
+  *unroll = WS_LOOP_UNROLL_DEFAULT;
+  if (!v || !*v || ws_env_number(v, 16, unroll))
+    return WS_OK;
+  return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_LOOP_UNROLL='%s': expected 1..16", v);
 }
 
 /* The capture's current dependencies, copied (the runtime's array is
@@ -299,21 +316,6 @@ static ws_status ws_capture_deps(ws_device *dev, ws_cuda *c, cudaGraphNode_t *de
     return ws_cuda_fail(dev, e, "device loop: cudaStreamGetCaptureInfo", __FILE__, __LINE__);
   for (size_t i = 0; i < *n; ++i)
     deps[i] = d[i];
-  return WS_OK;
-}
-
-/* WS_CUDA_LOOP_UNROLL=U, 1..16 (unset or empty: WS_LOOP_UNROLL_DEFAULT):
- * iterations per pass of the WHILE body (ws_build). */
-static ws_status ws_parse_unroll(ws_device *dev, uint32_t *unroll) {
-  const char *v = getenv("WS_CUDA_LOOP_UNROLL");
-  *unroll = WS_LOOP_UNROLL_DEFAULT;
-  if (!v || !*v)
-    return WS_OK;
-  char *end = NULL;
-  const unsigned long n = strtoul(v, &end, 10);
-  if (*end != '\0' || n < 1 || n > 16)
-    return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_LOOP_UNROLL='%s': expected 1..16", v);
-  *unroll = (uint32_t)n;
   return WS_OK;
 }
 
