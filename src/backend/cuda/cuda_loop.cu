@@ -83,11 +83,10 @@ typedef struct ws_decide_args {
   uint64_t state;
   uint32_t size;        /* the state's bytes */
   uint32_t smem;        /* the shared copy's bytes: size, or 0 (decide in place) */
-  uint32_t K, stages;   /* continuations and auxiliary stages */
+  uint32_t stages;      /* auxiliary stages (ws_dec_branch; the state has K) */
   uint32_t switch_from; /* the first branch of the SWITCH (nbranch: no SWITCH) */
   uint32_t nbranch;
   uint32_t refill_switched; /* the refill is the SWITCH's too */
-  uint32_t pad;
   uint32_t *ctl; /* the control block: WS_CTL_DL_* words */
 } ws_decide_args;
 
@@ -466,7 +465,6 @@ static ws_status ws_build(ws_device *dev, const ws_loop_desc *d, ws_cuda_loop *l
   /* the copy in shared memory: at most the default 48 KiB per block
    * (deciding in global memory instead was slower, s6run7) */
   da.smem = da.size <= 48u * 1024u ? da.size : 0u;
-  da.K = d->K;
   da.stages = d->stage_count;
   da.nbranch = 4u + d->K + d->stage_count;
   da.ctl = c->ctl;
