@@ -607,8 +607,45 @@ static void test_auto(void **state) {
  * dispatch): a value outside the documented ones fails that dispatch with a
  * message naming the variable and the value; the loop is never built from
  * a guess. Fused accounting, so the persistent kernel would be used. */
+static char knob_log[512];
+static void knob_log_cb(void *user, ws_log_level level, const char *message) {
+  (void)user;
+  (void)level;
+  snprintf(knob_log, sizeof knob_log, "%s", message);
+}
+
 static void test_knobs(void **state) {
   (void)state;
+  if (wt_backend == WS_BACKEND_VULKAN) {
+    /* Vulkan's device-loop knob is read when a device opens (vk_device.c):
+     * a bad value fails ws_device_create and names itself */
+    const char *was = getenv("WS_VULKAN_CONDITIONAL");
+    char saved[64] = {0};
+    if (was)
+      snprintf(saved, sizeof saved, "%s", was);
+    setenv("WS_VULKAN_CONDITIONAL", "yes", 1);
+    ws_device_config dc;
+    memset(&dc, 0, sizeof dc);
+    dc.backend = WS_BACKEND_VULKAN;
+    dc.device_index = -1;
+    dc.log = knob_log_cb;
+    knob_log[0] = '\0';
+    ws_device *dev = NULL;
+    const ws_status st = ws_device_create(&dc, &dev);
+    const char *msg = knob_log;
+    if (dev)
+      ws_device_destroy(dev);
+    if (was)
+      setenv("WS_VULKAN_CONDITIONAL", saved, 1);
+    else
+      unsetenv("WS_VULKAN_CONDITIONAL");
+    printf("WS_VULKAN_CONDITIONAL='yes': %s: %s\n", ws_status_name(st), msg);
+    WT_CHECK(st == WS_EINVAL && strstr(msg, "WS_VULKAN_CONDITIONAL='yes'"),
+             "WS_VULKAN_CONDITIONAL=yes: ws_device_create returned %s (%s), expected WS_EINVAL "
+             "naming it",
+             ws_status_name(st), msg);
+    return;
+  }
   if (wt_backend != WS_BACKEND_CUDA)
     return;
   static const char *const bad[][2] = {{"WS_CUDA_LOOP_PERSIST", "maybe"},

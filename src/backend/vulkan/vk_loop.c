@@ -143,29 +143,36 @@ static uint32_t env_iterations(void) {
 
 static uint64_t groups_of(uint64_t n, uint32_t b) { return (n + b - 1u) / b; }
 
-/* The loop's barrier: every shader or transfer write before it is visible
- * to the shaders, transfers and indirect-command reads after it. */
-static void loop_barrier(VkCommandBuffer cmd) {
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                         VK_ACCESS_TRANSFER_READ_BIT |
-                                         VK_ACCESS_TRANSFER_WRITE_BIT |
-                                         VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
-  vkCmdPipelineBarrier(
-      cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-          VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-      0, 1, &mb, 0, NULL, 0, NULL);
-}
-
 /* What one recording needs at hand. */
 typedef struct rec {
   ws_device *dev;
   VkCommandBuffer cmd;
   VkBuffer words;
   VkPipeline bound;
+  bool cond; /* conditional rendering: each indirect dispatch skipped on its group count */
 } rec;
+
+/* The loop's barrier: every shader or transfer write before it is visible
+ * to the shaders, transfers, indirect-command reads and (with conditional
+ * rendering) predicate reads after it. The predicate is the indirect
+ * command's group count, which the next decision overwrites: its reads are
+ * in the source scope too. */
+static void loop_barrier(const rec *r) {
+  const VkPipelineStageFlags cond = r->cond ? VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT : 0u;
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         VK_ACCESS_TRANSFER_READ_BIT |
+                                         VK_ACCESS_TRANSFER_WRITE_BIT |
+                                         VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+                                         (r->cond ? VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT
+                                                  : 0u)};
+  vkCmdPipelineBarrier(
+      r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | cond,
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+          VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | cond,
+      0, 1, &mb, 0, NULL, 0, NULL);
+}
 
 static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
   ws_vk_impl *vk = ws_vk_of(r->dev);
@@ -181,9 +188,22 @@ static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
     vkCmdPushConstants(r->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
 }
 
+/* Command c's indirect dispatch. With conditional rendering it sits in a
+ * conditional block whose predicate is its own group count, so that a launch
+ * the plan does not run (0 groups) is discarded instead of dispatched. */
 static void indirect(rec *r, VkPipeline p, const void *push, uint32_t size, uint32_t c) {
+  const VkDeviceSize at = 4u * (WS_VK_DL_CMD + 3u * (VkDeviceSize)c);
   bind(r, p, push, size);
-  vkCmdDispatchIndirect(r->cmd, r->words, 4u * (WS_VK_DL_CMD + 3u * (VkDeviceSize)c));
+  if (r->cond) {
+    const VkConditionalRenderingBeginInfoEXT ci = {
+        .sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT,
+        .buffer = r->words,
+        .offset = at};
+    ws_vk_of(r->dev)->cond_begin(r->cmd, &ci);
+  }
+  vkCmdDispatchIndirect(r->cmd, r->words, at);
+  if (r->cond)
+    ws_vk_of(r->dev)->cond_end(r->cmd);
 }
 
 /* vkCmdFillBuffer of `count` zero words at a device address. */
@@ -194,7 +214,7 @@ static ws_status zero(rec *r, uint64_t addr, uint32_t count) {
   if (st != WS_OK)
     return st;
   vkCmdFillBuffer(r->cmd, b->buffer, off, 4u * (VkDeviceSize)count, 0u);
-  loop_barrier(r->cmd);
+  loop_barrier(r);
   return WS_OK;
 }
 
@@ -202,7 +222,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   ws_vk_impl *vk = ws_vk_of(dev);
   const ws_queue_args *q = &d->queue;
   const uint64_t dyn = l->words->addr;
-  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE};
+  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE, vk->conditional};
   /* step[j]: the pipeline continuation j's dispatch runs in, the host
    * loop's for the same launch (ws_vk_step_pipeline: specialized for j, or
    * the generic step for every j), so that both loops compile the same
@@ -246,10 +266,10 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     /* another scheduler's compaction may have left its own sizes there */
     vkCmdUpdateBuffer(l->cmd, vk->state->buffer, 4u * WS_VK_STATE_SIZES, 4u * q->field_count,
                       q->field_sizes);
-    loop_barrier(l->cmd);
+    loop_barrier(&r);
   }
   /* the prime that loop_run records before this buffer wrote the words */
-  loop_barrier(l->cmd);
+  loop_barrier(&r);
   const loop_push lp = l->push;
 
   const count_push count = {q->tokens, q->counts, 0, q->queue_count, dyn};
@@ -268,23 +288,23 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       if ((st = zero(&r, q->counts, d->K + 1u)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &count, sizeof count, CMD_OBS);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
       bind(&r, vk->queue_pipelines[WS_VK_QS_GATHER_ALL_PREFIX], &prefix, sizeof prefix);
       vkCmdDispatch(l->cmd, 1, 1, 1);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER_ALL], &gather_all, sizeof gather_all,
                CMD_OBS);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
     }
     if (d->flags & WS_DEC_VERIFY) {
       if ((st = zero(&r, d->recount, d->K + 1u)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &recount, sizeof recount, CMD_OBS);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
     }
     bind(&r, vk->loop_pipeline, &lp, sizeof lp);
     vkCmdDispatch(l->cmd, 1, 1, 1);
-    loop_barrier(l->cmd);
+    loop_barrier(&r);
     /* append storages (issue 18): each one's compaction over the range the
      * decision chose (0 groups: none), before the plan's launches */
     for (uint32_t k = 0; k < d->storage_count && st == WS_OK; ++k) {
@@ -298,9 +318,9 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &sp, sizeof sp, c + 1u);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
     }
     if (st != WS_OK)
       break;
@@ -310,7 +330,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
                CMD_HOLES);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
       /* The gather shares the movers' barrier: no plan has both (decide.h
        * ws_dec_commit: a refill under compaction takes the slots behind the
@@ -318,7 +338,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
        * most one of the two has groups, and it runs alone. */
     }
     indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
-    loop_barrier(l->cmd);
+    loop_barrier(&r);
     /* One dispatch per continuation, src a push constant (and the
      * pipeline's specialization, when on): one dispatch under the greedy
      * policy running the plan's continuation, read from memory, made the
@@ -328,15 +348,15 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       ln.src = j;
       indirect(&r, step[j], &ln, sizeof ln, CMD_STEP + j);
       if (!greedy)
-        loop_barrier(l->cmd); /* the all-queues policy runs them in order, as CUDA does */
+        loop_barrier(&r); /* the all-queues policy runs them in order, as CUDA does */
     }
     for (uint32_t i = 0; i < d->stage_count; ++i)
       indirect(&r, stage_p[i], d->stages[i].args, d->stages[i].args_size, CMD_STEP + d->K + 1u + i);
     if (greedy)
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
     if (d->flags & WS_DEC_PUBLISH) {
       indirect(&r, vk->queue_pipelines[WS_VK_QS_PUBLISH], &publish, sizeof publish, CMD_PUBLISH);
-      loop_barrier(l->cmd);
+      loop_barrier(&r);
     }
   }
   ws_free(step);
