@@ -602,57 +602,25 @@ static void test_auto(void **state) {
            o.error);
 }
 
-/* ---- the CUDA device loop's knobs (docs/cuda.md) ----
+/* ---- the device loops' knobs (docs/cuda.md, docs/vulkan.md) ----
  * Read when a scheduler builds its device loop (its first device-loop
  * dispatch): a value outside the documented ones fails that dispatch with a
  * message naming the variable and the value; the loop is never built from
- * a guess. Fused accounting, so the persistent kernel would be used. */
-static char knob_log[512];
-static void knob_log_cb(void *user, ws_log_level level, const char *message) {
-  (void)user;
-  (void)level;
-  snprintf(knob_log, sizeof knob_log, "%s", message);
-}
-
+ * a guess. Fused accounting, so the CUDA persistent kernel would be used. */
 static void test_knobs(void **state) {
   (void)state;
-  if (wt_backend == WS_BACKEND_VULKAN) {
-    /* Vulkan's device-loop knob is read when a device opens (vk_device.c):
-     * a bad value fails ws_device_create and names itself */
-    const char *was = getenv("WS_VULKAN_CONDITIONAL");
-    char saved[64] = {0};
-    if (was)
-      snprintf(saved, sizeof saved, "%s", was);
-    setenv("WS_VULKAN_CONDITIONAL", "yes", 1);
-    ws_device_config dc;
-    memset(&dc, 0, sizeof dc);
-    dc.backend = WS_BACKEND_VULKAN;
-    dc.device_index = -1;
-    dc.log = knob_log_cb;
-    knob_log[0] = '\0';
-    ws_device *dev = NULL;
-    const ws_status st = ws_device_create(&dc, &dev);
-    const char *msg = knob_log;
-    if (dev)
-      ws_device_destroy(dev);
-    if (was)
-      setenv("WS_VULKAN_CONDITIONAL", saved, 1);
-    else
-      unsetenv("WS_VULKAN_CONDITIONAL");
-    printf("WS_VULKAN_CONDITIONAL='yes': %s: %s\n", ws_status_name(st), msg);
-    WT_CHECK(st == WS_EINVAL && strstr(msg, "WS_VULKAN_CONDITIONAL='yes'"),
-             "WS_VULKAN_CONDITIONAL=yes: ws_device_create returned %s (%s), expected WS_EINVAL "
-             "naming it",
-             ws_status_name(st), msg);
-    return;
-  }
-  if (wt_backend != WS_BACKEND_CUDA)
-    return;
-  static const char *const bad[][2] = {{"WS_CUDA_LOOP_PERSIST", "maybe"},
-                                       {"WS_CUDA_LOOP_PERSIST", "0"},
-                                       {"WS_CUDA_LOOP_SELECT", "chains"},
-                                       {"WS_CUDA_LOOP_UNROLL", "17"}};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+  static const char *const cuda_bad[][2] = {{"WS_CUDA_LOOP_PERSIST", "maybe"},
+                                            {"WS_CUDA_LOOP_PERSIST", "0"},
+                                            {"WS_CUDA_LOOP_SELECT", "chains"},
+                                            {"WS_CUDA_LOOP_UNROLL", "17"}};
+  static const char *const vulkan_bad[][2] = {{"WS_VULKAN_LOOP_BARRIERS", "some"}};
+  const char *const(*bad)[2] = wt_backend == WS_BACKEND_CUDA     ? cuda_bad
+                               : wt_backend == WS_BACKEND_VULKAN ? vulkan_bad
+                                                                 : NULL;
+  const size_t n = wt_backend == WS_BACKEND_CUDA     ? sizeof cuda_bad / sizeof cuda_bad[0]
+                   : wt_backend == WS_BACKEND_VULKAN ? sizeof vulkan_bad / sizeof vulkan_bad[0]
+                                                     : 0;
+  for (size_t i = 0; i < n; ++i) {
     /* the ctest variants set these variables: put each back */
     const char *was = getenv(bad[i][0]);
     char saved[64] = {0};

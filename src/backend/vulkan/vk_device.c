@@ -150,20 +150,6 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
   return WS_OK;
 }
 
-/* WS_VULKAN_CONDITIONAL: 0 leaves VK_EXT_conditional_rendering off (the
- * device loop then runs every indirect dispatch, empty or not); 1 or unset
- * enables it where the device has it. */
-static ws_status env_conditional(ws_device *dev, bool *on) {
-  const char *v = getenv("WS_VULKAN_CONDITIONAL");
-  *on = true;
-  if (!v || !v[0])
-    return WS_OK;
-  if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-    return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_CONDITIONAL='%s' is neither 0 nor 1", v);
-  *on = v[0] == '1';
-  return WS_OK;
-}
-
 static uint64_t env_timeout_ns(void) {
   const char *v = getenv("WS_VULKAN_TIMEOUT_S");
   if (v && v[0]) {
@@ -455,18 +441,6 @@ static ws_status create_device(ws_device *dev) {
   on.v12.vulkanMemoryModel = have.v12.vulkanMemoryModel;
   on.v12.vulkanMemoryModelDeviceScope = have.v12.vulkanMemoryModelDeviceScope;
   keep_features(vk, &on);
-  VkPhysicalDeviceConditionalRenderingFeaturesEXT cr = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
-  if (vk->conditional) {
-    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                    .pNext = &cr};
-    vkGetPhysicalDeviceFeatures2(vk->phys, &f2);
-    vk->conditional = cr.conditionalRendering == VK_TRUE;
-    cr.pNext = NULL;
-    cr.inheritedConditionalRendering = VK_FALSE;
-    on.v12.pNext = vk->conditional ? &cr : NULL;
-  }
-  const char *ext[] = {VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME};
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                 .queueFamilyIndex = vk->family,
@@ -475,9 +449,7 @@ static ws_status create_device(ws_device *dev) {
   VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                            .pNext = &on.f,
                            .queueCreateInfoCount = 1,
-                           .pQueueCreateInfos = &qi,
-                           .enabledExtensionCount = vk->conditional ? 1u : 0u,
-                           .ppEnabledExtensionNames = ext};
+                           .pQueueCreateInfos = &qi};
   VkResult r = vkCreateDevice(vk->phys, &di, NULL, &vk->device);
   if (r != VK_SUCCESS) {
     vk->device = VK_NULL_HANDLE;
@@ -485,13 +457,6 @@ static ws_status create_device(ws_device *dev) {
                        vk->props.deviceName, ws_vk_result_name(r), (int)r);
   }
   vkGetDeviceQueue(vk->device, vk->family, 0, &vk->queue);
-  if (vk->conditional) {
-    vk->cond_begin = (PFN_vkCmdBeginConditionalRenderingEXT)vkGetDeviceProcAddr(
-        vk->device, "vkCmdBeginConditionalRenderingEXT");
-    vk->cond_end = (PFN_vkCmdEndConditionalRenderingEXT)vkGetDeviceProcAddr(
-        vk->device, "vkCmdEndConditionalRenderingEXT");
-    vk->conditional = vk->cond_begin && vk->cond_end;
-  }
   return WS_OK;
 }
 
@@ -580,8 +545,7 @@ static const ws_backend_ops ws_vk_ops = {
 
 /* What memory_available reports besides the heaps: whether budgets can be
  * queried (VK_EXT_memory_budget, a physical-device query that needs no
- * enabling) and the largest single allocation; and whether the device
- * offers VK_EXT_conditional_rendering (create_device enables it). */
+ * enabling) and the largest single allocation. */
 static ws_status query_memory_limits(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
   VkPhysicalDeviceMaintenance3Properties m3 = {
@@ -601,8 +565,6 @@ static ws_status query_memory_limits(ws_device *dev) {
   for (uint32_t i = 0; st == WS_OK && i < n; ++i)
     if (strcmp(ext[i].extensionName, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) == 0)
       vk->memory_budget = true;
-    else if (strcmp(ext[i].extensionName, VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME) == 0)
-      vk->conditional_ext = true;
   ws_free(ext);
   return st;
 }
@@ -638,11 +600,7 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
       vk->queue_block = lim->maxComputeWorkGroupInvocations;
     st = env_specialize(dev, &vk->specialize);
     if (st == WS_OK)
-      st = env_conditional(dev, &vk->conditional);
-    if (st == WS_OK)
       st = query_memory_limits(dev);
-    /* an application's device: its extensions are its own */
-    vk->conditional = vk->conditional && vk->conditional_ext && !vk->external;
   }
   if (st == WS_OK && !vk->external)
     st = create_device(dev);

@@ -104,14 +104,6 @@ typedef struct ws_vk_impl {
   VkPhysicalDeviceMemoryProperties memory;
   ws_vk_features features;
   bool memory_budget;     /* VK_EXT_memory_budget: heap budgets can be queried */
-  /* VK_EXT_conditional_rendering offered (conditional_ext) and enabled
-   * (conditional, unless WS_VULKAN_CONDITIONAL=0; never on an application's
-   * device): the device loop wraps each indirect dispatch in a conditional
-   * block on its own group count, so that the launches a plan does not run
-   * are discarded by the command processor (vk_loop.c) */
-  bool conditional_ext, conditional;
-  PFN_vkCmdBeginConditionalRenderingEXT cond_begin;
-  PFN_vkCmdEndConditionalRenderingEXT cond_end;
   VkDeviceSize max_alloc; /* maxMemoryAllocationSize (Vulkan 1.1) */
 
   /* the stream */

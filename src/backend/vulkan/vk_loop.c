@@ -28,8 +28,9 @@
  * the loop's words (loop.glsl) and the steps from the plan (kernel.glsl), one
  * invocation per frame, so
  * nothing on the host changes between iterations. Barriers separate the
- * phases; the steps and stage kernels of one iteration share one barrier
- * under the greedy policy, where at most one of them has groups.
+ * phases, each with the masks it needs (loop_barrier); the steps and
+ * stage kernels of one iteration share one barrier under the greedy
+ * policy, where at most one of them has groups.
  *
  * T (iterations per submission): observe_interval when it is set and at
  * most WS_VK_LOOP_ITERATIONS, else WS_VK_LOOP_ITERATIONS (32; the
@@ -126,6 +127,7 @@ typedef struct ws_vk_loop {
   ws_vk_buffer *words; /* loop.glsl's words, the commands, the stage grids */
   uint32_t iterations; /* T */
   uint32_t repeats;    /* executions of cmd per loop_run */
+  bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
   bool compaction;     /* the stream checks the compaction error word */
   loop_push push;      /* the decide shader's (mode 0) */
 } ws_vk_loop;
@@ -141,6 +143,23 @@ static uint32_t env_iterations(void) {
   return WS_VK_LOOP_ITERATIONS;
 }
 
+/* WS_VULKAN_LOOP_BARRIERS: exact (the default: each barrier with the masks
+ * its phase needs) or full (every barrier orders every shader, transfer and
+ * indirect access, as before session 8: for comparisons, and for a driver
+ * that would mishandle the exact masks). */
+static ws_status env_barriers(ws_device *dev, bool *full) {
+  const char *v = getenv("WS_VULKAN_LOOP_BARRIERS");
+  *full = false;
+  if (!v || !v[0] || strcmp(v, "exact") == 0)
+    return WS_OK;
+  if (strcmp(v, "full") != 0)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: device loop: WS_VULKAN_LOOP_BARRIERS='%s' is neither exact nor full",
+                       v);
+  *full = true;
+  return WS_OK;
+}
+
 static uint64_t groups_of(uint64_t n, uint32_t b) { return (n + b - 1u) / b; }
 
 /* What one recording needs at hand. */
@@ -149,29 +168,37 @@ typedef struct rec {
   VkCommandBuffer cmd;
   VkBuffer words;
   VkPipeline bound;
-  bool cond; /* conditional rendering: each indirect dispatch skipped on its group count */
+  unsigned all; /* BAR_FULL: every barrier orders everything (WS_VULKAN_LOOP_BARRIERS=full) */
 } rec;
 
-/* The loop's barrier: every shader or transfer write before it is visible
- * to the shaders, transfers, indirect-command reads and (with conditional
- * rendering) predicate reads after it. The predicate is the indirect
- * command's group count, which the next decision overwrites: its reads are
- * in the source scope too. */
-static void loop_barrier(const rec *r) {
-  const VkPipelineStageFlags cond = r->cond ? VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT : 0u;
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                         VK_ACCESS_TRANSFER_READ_BIT |
-                                         VK_ACCESS_TRANSFER_WRITE_BIT |
-                                         VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
-                                         (r->cond ? VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT
-                                                  : 0u)};
-  vkCmdPipelineBarrier(
-      r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | cond,
-      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-          VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | cond,
-      0, 1, &mb, 0, NULL, 0, NULL);
+/* What a barrier of the loop orders. Every barrier orders the shader
+ * writes before it against the shader reads and writes after it; the one
+ * after a decision also makes its indirect commands visible to the
+ * dispatches that read them (BAR_INDIRECT), and one next to a
+ * vkCmdFillBuffer or vkCmdUpdateBuffer covers transfers (BAR_TRANSFER). A
+ * barrier whose destination includes the indirect stage costs about 2 µs
+ * more on the H200 than a compute-to-compute one (bench/probes/vk_phases.c:
+ * 4.0–4.2 against 2.0 µs after a one-group dispatch, s8run2), so each
+ * barrier asks for no more than it needs. A later decision overwrites the
+ * commands this iteration's dispatches read: a write-after-read that the
+ * compute stage in every source scope orders, the indirect read being
+ * logically earlier than the compute shader of the same dispatch. */
+enum { BAR_COMPUTE = 0u, BAR_INDIRECT = 1u, BAR_TRANSFER = 2u, BAR_FULL = 3u };
+
+static void loop_barrier(const rec *r, unsigned what) {
+  what |= r->all;
+  const bool ind = (what & BAR_INDIRECT) != 0, tr = (what & BAR_TRANSFER) != 0;
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | (tr ? VK_ACCESS_TRANSFER_WRITE_BIT : 0u),
+      .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                       (tr ? VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT : 0u) |
+                       (ind ? VK_ACCESS_INDIRECT_COMMAND_READ_BIT : 0u)};
+  const VkPipelineStageFlags transfer = tr ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0u;
+  vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | transfer,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | transfer |
+                           (ind ? VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT : 0u),
+                       0, 1, &mb, 0, NULL, 0, NULL);
 }
 
 static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
@@ -188,22 +215,9 @@ static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
     vkCmdPushConstants(r->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
 }
 
-/* Command c's indirect dispatch. With conditional rendering it sits in a
- * conditional block whose predicate is its own group count, so that a launch
- * the plan does not run (0 groups) is discarded instead of dispatched. */
 static void indirect(rec *r, VkPipeline p, const void *push, uint32_t size, uint32_t c) {
-  const VkDeviceSize at = 4u * (WS_VK_DL_CMD + 3u * (VkDeviceSize)c);
   bind(r, p, push, size);
-  if (r->cond) {
-    const VkConditionalRenderingBeginInfoEXT ci = {
-        .sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT,
-        .buffer = r->words,
-        .offset = at};
-    ws_vk_of(r->dev)->cond_begin(r->cmd, &ci);
-  }
-  vkCmdDispatchIndirect(r->cmd, r->words, at);
-  if (r->cond)
-    ws_vk_of(r->dev)->cond_end(r->cmd);
+  vkCmdDispatchIndirect(r->cmd, r->words, 4u * (WS_VK_DL_CMD + 3u * (VkDeviceSize)c));
 }
 
 /* vkCmdFillBuffer of `count` zero words at a device address. */
@@ -214,7 +228,7 @@ static ws_status zero(rec *r, uint64_t addr, uint32_t count) {
   if (st != WS_OK)
     return st;
   vkCmdFillBuffer(r->cmd, b->buffer, off, 4u * (VkDeviceSize)count, 0u);
-  loop_barrier(r);
+  loop_barrier(r, BAR_TRANSFER);
   return WS_OK;
 }
 
@@ -222,7 +236,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   ws_vk_impl *vk = ws_vk_of(dev);
   const ws_queue_args *q = &d->queue;
   const uint64_t dyn = l->words->addr;
-  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE, vk->conditional};
+  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE, l->barriers_full ? BAR_FULL : 0u};
   /* step[j]: the pipeline continuation j's dispatch runs in, the host
    * loop's for the same launch (ws_vk_step_pipeline: specialized for j, or
    * the generic step for every j), so that both loops compile the same
@@ -266,10 +280,10 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     /* another scheduler's compaction may have left its own sizes there */
     vkCmdUpdateBuffer(l->cmd, vk->state->buffer, 4u * WS_VK_STATE_SIZES, 4u * q->field_count,
                       q->field_sizes);
-    loop_barrier(&r);
+    loop_barrier(&r, BAR_TRANSFER);
   }
   /* the prime that loop_run records before this buffer wrote the words */
-  loop_barrier(&r);
+  loop_barrier(&r, BAR_FULL);
   const loop_push lp = l->push;
 
   const count_push count = {q->tokens, q->counts, 0, q->queue_count, dyn};
@@ -283,28 +297,31 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                 q->layout,  q->frame_size,   q->field_count, 0,
                                 dyn};
   const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
+  const bool publishes = (d->flags & WS_DEC_PUBLISH) != 0;
+  /* the iteration's last barrier: the next one may begin with a fill */
+  const unsigned last = d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY) ? BAR_TRANSFER : BAR_COMPUTE;
   for (uint32_t t = 0; t < T && st == WS_OK; ++t) {
     if (d->flags & WS_DEC_MATERIALIZED) {
       if ((st = zero(&r, q->counts, d->K + 1u)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &count, sizeof count, CMD_OBS);
-      loop_barrier(&r);
+      loop_barrier(&r, BAR_COMPUTE);
       bind(&r, vk->queue_pipelines[WS_VK_QS_GATHER_ALL_PREFIX], &prefix, sizeof prefix);
       vkCmdDispatch(l->cmd, 1, 1, 1);
-      loop_barrier(&r);
+      loop_barrier(&r, BAR_COMPUTE);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER_ALL], &gather_all, sizeof gather_all,
                CMD_OBS);
-      loop_barrier(&r);
+      loop_barrier(&r, d->flags & WS_DEC_VERIFY ? BAR_TRANSFER : BAR_COMPUTE);
     }
     if (d->flags & WS_DEC_VERIFY) {
       if ((st = zero(&r, d->recount, d->K + 1u)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &recount, sizeof recount, CMD_OBS);
-      loop_barrier(&r);
+      loop_barrier(&r, BAR_COMPUTE);
     }
     bind(&r, vk->loop_pipeline, &lp, sizeof lp);
     vkCmdDispatch(l->cmd, 1, 1, 1);
-    loop_barrier(&r);
+    loop_barrier(&r, BAR_INDIRECT);
     /* append storages (issue 18): each one's compaction over the range the
      * decision chose (0 groups: none), before the plan's launches */
     for (uint32_t k = 0; k < d->storage_count && st == WS_OK; ++k) {
@@ -318,9 +335,10 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
-      loop_barrier(&r);
+      loop_barrier(&r, BAR_COMPUTE);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &sp, sizeof sp, c + 1u);
-      loop_barrier(&r);
+      /* the next storage's compaction, or the frames', begins with a fill */
+      loop_barrier(&r, k + 1u < d->storage_count || compaction ? BAR_TRANSFER : BAR_COMPUTE);
     }
     if (st != WS_OK)
       break;
@@ -330,7 +348,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
         break;
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
                CMD_HOLES);
-      loop_barrier(&r);
+      loop_barrier(&r, BAR_COMPUTE);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
       /* The gather shares the movers' barrier: no plan has both (decide.h
        * ws_dec_commit: a refill under compaction takes the slots behind the
@@ -338,7 +356,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
        * most one of the two has groups, and it runs alone. */
     }
     indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
-    loop_barrier(&r);
+    loop_barrier(&r, BAR_COMPUTE);
     /* One dispatch per continuation, src a push constant (and the
      * pipeline's specialization, when on): one dispatch under the greedy
      * policy running the plan's continuation, read from memory, made the
@@ -347,16 +365,16 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       ws_launch ln = d->launch;
       ln.src = j;
       indirect(&r, step[j], &ln, sizeof ln, CMD_STEP + j);
-      if (!greedy)
-        loop_barrier(&r); /* the all-queues policy runs them in order, as CUDA does */
+      if (!greedy) /* the all-queues policy runs them in order, as CUDA does */
+        loop_barrier(&r, j == d->K && !publishes ? last : BAR_COMPUTE);
     }
     for (uint32_t i = 0; i < d->stage_count; ++i)
       indirect(&r, stage_p[i], d->stages[i].args, d->stages[i].args_size, CMD_STEP + d->K + 1u + i);
     if (greedy)
-      loop_barrier(&r);
-    if (d->flags & WS_DEC_PUBLISH) {
+      loop_barrier(&r, publishes ? BAR_COMPUTE : last);
+    if (publishes) {
       indirect(&r, vk->queue_pipelines[WS_VK_QS_PUBLISH], &publish, sizeof publish, CMD_PUBLISH);
-      loop_barrier(&r);
+      loop_barrier(&r, last);
     }
   }
   ws_free(step);
@@ -426,7 +444,10 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
    * use, whichever loop it runs in) */
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
-  ws_status st = WS_OK;
+  bool full = false;
+  ws_status st = env_barriers(dev, &full);
+  if (st != WS_OK)
+    return st;
   if (!vk->loop_pipeline && (st = ws_vk_pipeline_create(
                                  dev, ws_vk_shader_loop, ws_vk_shader_loop_size, 1, 0, WS_VK_NO_SRC,
                                  "the device loop's decide shader", &vk->loop_pipeline)) != WS_OK)
@@ -435,6 +456,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (!l)
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
   const uint32_t base = env_iterations();
+  l->barriers_full = full;
   l->iterations = desc->interval && desc->interval < base ? desc->interval : base;
   l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 1u;
   if (l->repeats > WS_VK_LOOP_REPEATS_MAX)

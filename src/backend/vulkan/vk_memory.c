@@ -115,8 +115,7 @@ ws_status ws_vk_buffer_create(ws_device *dev, VkDeviceSize size, bool host, ws_v
   if (!host)
     /* indirect: the device loop's dispatch commands (vk_loop.c) */
     bi.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
-                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-                (vk->conditional ? VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT : 0u);
+                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateBuffer, vk->device, &bi, NULL, &b->buffer);
   if (st != WS_OK) {
     ws_free(b);
