@@ -662,9 +662,11 @@ ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
  * which every thread finished before tile i's first barrier); K <= 7 ranks
  * through ballots instead of match.any (BITS = 3). Larger K (BITS = 0) keeps
  * one histogram, zeroed between two more barriers: three arrays of up to
- * 4096 words would pass the 48 KB a block gets without an opt-in. */
+ * 4096 words would pass the 48 KB a block gets without an opt-in. At
+ * least 5 resident blocks: 48 registers for both forms (without the bound
+ * the K > 7 form took 64, 4 blocks; 6 blocks would spill). */
 template <int BITS>
-__global__ void __launch_bounds__(WS_CUDA_BLOCK)
+__global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
     ws_gather_all_smem_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t K,
                               const uint32_t *counts, uint32_t *slots, uint32_t capacity,
                               uint32_t *cursors, uint32_t *ticket, uint32_t *herr) {
@@ -672,10 +674,13 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   __shared__ uint32_t wsum[WS_NWARPS + 1];
   const uint32_t scan = ws_dyn_get(scan_);
   uint32_t *base = ws_sh; /* [K]: start of queue b + 1 in the list */
-  /* [K] each: a tile's count, then its start (BITS == 0: one array) */
-  uint32_t *const hist[2] = {ws_sh + K, ws_sh + (BITS ? 2u : 1u) * K};
+  /* [K] each: a tile's count, then its start (BITS == 0: one array). Two
+   * pointers picked by the tile's parity, not an array of two indexed by
+   * it: that array lived in local memory (Nsight Compute, s8run4: local
+   * loads every tile, a 16-byte stack frame) */
+  uint32_t *const hist0 = ws_sh + K, *const hist1 = ws_sh + (BITS ? 2u : 1u) * K;
   for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
-    hist[0][b] = 0;
+    hist0[b] = 0;
   ws_block_exclusive_scan(counts + 1, base, K, wsum); /* ends with a barrier */
   const uint64_t stride = (uint64_t)gridDim.x * WS_CUDA_TILE;
   uint32_t tok[WS_CUDA_ITEMS];
@@ -684,7 +689,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK)
   for (uint32_t par = 0; t0 < scan; t0 += stride, par ^= 1u) {
     uint32_t nxt[WS_CUDA_ITEMS], rank[WS_CUDA_ITEMS];
     ws_load_tile(tokens, t0 + stride, scan, nxt); /* past scan: no load */
-    uint32_t *const h = hist[par], *const other = hist[par ^ 1u];
+    uint32_t *const h = BITS && par ? hist1 : hist0, *const other = BITS && par ? hist0 : hist1;
 #pragma unroll
     for (uint32_t j = 0; j < WS_CUDA_ITEMS; ++j)
       rank[j] = ws_agg_add<BITS>(h, tok[j] - 1u, tok[j] - 1u < K); /* tokens 1..K */
