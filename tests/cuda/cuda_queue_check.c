@@ -17,7 +17,9 @@
  *                                  device-to-device copy bandwidth
  *
  * Every queue mode is exercised: WS_CUDA_QUEUES=auto, cub and portable are
- * three devices opened side by side.
+ * three devices opened side by side, and a fourth (auto) has
+ * WS_CUDA_GRID_LIMIT=3 and WS_CUDA_GATHER_CURSORS=padded; bad values of the
+ * knobs must fail the device's creation.
  *
  *   ws_cuda_queue_check --backend vulkan [--quick]
  *                                  the same checks of the Vulkan backend's
@@ -25,7 +27,12 @@
  *                                  lavapipe in CI): one device, no fill/copy
  *                                  case, no broken-precondition compaction
  *                                  (Vulkan reports it differently, SPEC'd in
- *                                  vk_queue.c); 77 without a Vulkan device
+ *                                  vk_queue.c); 77 without a Vulkan device.
+ *                                  Two devices: the defaults, and
+ *                                  WS_VULKAN_QUEUE_GROUPS=3 with padded
+ *                                  cursors (every workgroup walks many
+ *                                  tiles); bad values of both variables
+ *                                  must fail the device's creation
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, clock_gettime */
 #include "../../src/core/device.h"
@@ -185,7 +192,7 @@ typedef struct env {
   ws_device *cpu;
   ws_device *cuda[NDEV];
 } env;
-static const char *mode_names[NDEV] = {"auto", "cub", "portable", "auto/3 blocks"};
+static const char *mode_names[NDEV] = {"auto", "cub", "portable", "auto/3 blocks, padded"};
 static const char *const mode_env[NDEV] = {"auto", "cub", "portable", "auto"};
 /* The backend under test and how many of env.cuda[] are open: 4 CUDA queue
  * modes, or 1 Vulkan device (its slot 0, named "vulkan"). */
@@ -677,6 +684,52 @@ static void bench(env *e) {
   }
 }
 
+/* The queue knobs' bad values: the device is not created, and the message
+ * names the variable and the value. 0 when every one was refused so (or
+ * there is no such device: the caller skips), 1 otherwise. */
+static char knob_log[1024];
+static void knob_log_cb(void *user, ws_log_level level, const char *message) {
+  (void)user;
+  (void)level;
+  snprintf(knob_log, sizeof knob_log, "%s", message);
+}
+
+static int knobs_refused(const ws_device_config *config) {
+  static const char *const vulkan_bad[][2] = {{"WS_VULKAN_QUEUE_GROUPS", "some"},
+                                              {"WS_VULKAN_QUEUE_GROUPS", "-1"},
+                                              {"WS_VULKAN_QUEUE_GROUPS", "4000000000"},
+                                              {"WS_VULKAN_QUEUE_CURSORS", "spread"}};
+  static const char *const cuda_bad[][2] = {{"WS_CUDA_GATHER_CURSORS", "spread"},
+                                            {"WS_CUDA_QUEUES", "fast"}};
+  const bool vk = config->backend == WS_BACKEND_VULKAN;
+  const char *const(*bad)[2] = vk ? vulkan_bad : cuda_bad;
+  const size_t n = vk ? sizeof vulkan_bad / sizeof vulkan_bad[0] : sizeof cuda_bad / sizeof cuda_bad[0];
+  ws_device_config cfg = *config;
+  cfg.log = knob_log_cb;
+  int rc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    setenv(bad[i][0], bad[i][1], 1);
+    ws_device *dev = NULL;
+    knob_log[0] = '\0';
+    const ws_status st = ws_device_create(&cfg, &dev);
+    unsetenv(bad[i][0]);
+    if (st == WS_ENODEV)
+      return 0;
+    char want[96];
+    snprintf(want, sizeof want, "%s='%s'", bad[i][0], bad[i][1]);
+    ++checks;
+    if (st != WS_EINVAL || !strstr(knob_log, want)) {
+      ++failures;
+      rc = 1;
+      printf("FAIL: %s: device creation returned %s (%s), expected WS_EINVAL naming it\n", want,
+             ws_status_name(st), knob_log);
+    }
+    if (dev)
+      ws_device_destroy(dev);
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   bool do_bench = false, quick = false;
   for (int a = 1; a < argc; ++a) {
@@ -689,7 +742,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[a], "--backend") == 0 && a + 1 < argc &&
              strcmp(argv[a + 1], "vulkan") == 0) {
       gpu_kind = WS_BACKEND_VULKAN;
-      ndev = 1;
+      ndev = 2;
       ++a;
     } else {
       fprintf(stderr, "usage: %s [--bench] [--quick] [--backend vulkan]\n", argv[0]);
@@ -709,12 +762,22 @@ int main(int argc, char **argv) {
   if (ws_device_create(&cfg, &e.cpu) != WS_OK)
     die("cpu device", NULL);
   cfg.backend = gpu_kind;
-  if (gpu_kind == WS_BACKEND_VULKAN)
+  if (gpu_kind == WS_BACKEND_VULKAN) {
     mode_names[0] = "vulkan";
+    mode_names[1] = "vulkan/3 groups, padded";
+  }
+  if (knobs_refused(&cfg) != 0)
+    return 1;
   for (int m = 0; m < ndev; ++m) {
     setenv("WS_CUDA_QUEUES", mode_env[m], 1);
-    if (m == 3)
+    if (m == 3) {
       setenv("WS_CUDA_GRID_LIMIT", "3", 1);
+      setenv("WS_CUDA_GATHER_CURSORS", "padded", 1);
+    }
+    if (gpu_kind == WS_BACKEND_VULKAN && m == 1) {
+      setenv("WS_VULKAN_QUEUE_GROUPS", "3", 1);
+      setenv("WS_VULKAN_QUEUE_CURSORS", "padded", 1);
+    }
     ws_status st = ws_device_create(&cfg, &e.cuda[m]);
     if (st == WS_ENODEV) {
       printf("ws_cuda_queue_check: no %s device: skipped\n", ws_backend_name(gpu_kind));
@@ -725,6 +788,9 @@ int main(int argc, char **argv) {
   }
   unsetenv("WS_CUDA_QUEUES");
   unsetenv("WS_CUDA_GRID_LIMIT");
+  unsetenv("WS_CUDA_GATHER_CURSORS");
+  unsetenv("WS_VULKAN_QUEUE_GROUPS");
+  unsetenv("WS_VULKAN_QUEUE_CURSORS");
   printf("ws_cuda_queue_check on %s\n", ws_device_name(e.cuda[0]));
   if (do_bench) {
     bench(&e);

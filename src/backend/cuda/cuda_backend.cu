@@ -384,6 +384,22 @@ static ws_status parse_queue_mode(ws_device *dev, ws_cuda_queue_mode *mode) {
   return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_QUEUES='%s': expected auto, cub or portable", v);
 }
 
+/* WS_CUDA_GATHER_CURSORS=adjacent|padded (unset or empty = adjacent): where
+ * the sorted gather of K <= 7 queues reserves each tile's runs, on K
+ * adjacent words or on words 128 bytes apart (for measuring whether the
+ * tiles' atomics on one 32-byte sector serialize; docs/cuda.md). */
+static ws_status parse_gather_cursors(ws_device *dev, bool *padded) {
+  const char *v = getenv("WS_CUDA_GATHER_CURSORS");
+  *padded = false;
+  if (!v || !*v || strcmp(v, "adjacent") == 0)
+    return WS_OK;
+  if (strcmp(v, "padded") != 0)
+    return ws_dev_fail(dev, WS_EINVAL, "WS_CUDA_GATHER_CURSORS='%s': expected adjacent or padded",
+                       v);
+  *padded = true;
+  return WS_OK;
+}
+
 static const char *queue_mode_name(ws_cuda_queue_mode m) {
   return m == WS_CUDA_QUEUES_CUB ? "cub" : m == WS_CUDA_QUEUES_PORTABLE ? "portable" : "auto";
 }
@@ -467,6 +483,9 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   uint32_t grid_limit = 0;
   if ((st = parse_grid_limit(dev, prop.multiProcessorCount, &grid_limit)) != WS_OK)
     return st;
+  bool gather_padded = false;
+  if ((st = parse_gather_cursors(dev, &gather_padded)) != WS_OK)
+    return st;
 
   ws_cuda *c = (ws_cuda *)ws_calloc(1, sizeof *c);
   if (!c)
@@ -474,6 +493,7 @@ ws_status ws_backend_cuda_open(ws_device *dev, const ws_device_config *config) {
   c->device = index;
   c->grid_limit = grid_limit;
   c->queue_mode = mode;
+  c->gather_padded = gather_padded;
   c->stream = borrowed;
   c->stream_borrowed = borrowed != NULL;
   dev->impl = c; /* ws_cuda_of() in the helpers below */

@@ -69,7 +69,12 @@ enum {
   WS_CTL_DL_PERSIST = 17,                                /* [4] */
   WS_CTL_COUNT_ACC = 21,                                 /* [WS_CUDA_SMEM_BINS] */
   WS_CTL_CURSORS = WS_CTL_COUNT_ACC + WS_CUDA_SMEM_BINS, /* [WS_CUDA_SMEM_BINS] */
-  WS_CTL_WORDS = WS_CTL_CURSORS + WS_CUDA_SMEM_BINS
+  /* the sorted gather's cursors of K <= 7 queues with
+   * WS_CUDA_GATHER_CURSORS=padded: queue b's at b * WS_CTL_CURSOR_STRIDE,
+   * one 128-byte line each (cuda_queue.cu ws_gather_all) */
+  WS_CTL_CURSORS_PADDED = (WS_CTL_CURSORS + WS_CUDA_SMEM_BINS + 31) / 32 * 32,
+  WS_CTL_CURSOR_STRIDE = 32,
+  WS_CTL_WORDS = WS_CTL_CURSORS_PADDED + 8 * WS_CTL_CURSOR_STRIDE
 };
 
 /* Errors the queue kernels find on the device land in mapped pinned host
@@ -102,6 +107,7 @@ typedef struct ws_cuda {
   bool stream_borrowed; /* the application's stream (embedding): never destroyed here */
   uint32_t grid_limit; /* most blocks per queue kernel (WS_CUDA_GRID_LIMIT) */
   ws_cuda_queue_mode queue_mode;
+  bool gather_padded; /* WS_CUDA_GATHER_CURSORS=padded (cuda_queue.cu ws_gather_all) */
   uint32_t *ctl;           /* device control block [WS_CTL_WORDS] */
   volatile uint32_t *herr; /* host view of the device-error words */
   uint32_t *herr_dev;      /* device view of the same pinned words */

@@ -106,6 +106,8 @@ __device__ static inline ws_gpu_lanemask ws_match(uint32_t key) {
  * value reserved for "no key") take the ballot match. */
 #define WS_MATCH_BITS 3
 #define WS_MATCH_KEYS ((1u << WS_MATCH_BITS) - 1u)
+static_assert(WS_MATCH_KEYS * WS_CTL_CURSOR_STRIDE <= WS_CTL_WORDS - WS_CTL_CURSORS_PADDED,
+              "the padded cursors of K <= WS_MATCH_KEYS queues fit the control block");
 
 /* Adds this lane's key to bins[key] with one atomic per distinct key per
  * warp, and returns this lane's position among everything added to that bin
@@ -664,12 +666,15 @@ ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
  * one histogram, zeroed between two more barriers: three arrays of up to
  * 4096 words would pass the 48 KB a block gets without an opt-in. At
  * least 5 resident blocks: 48 registers for both forms (without the bound
- * the K > 7 form took 64, 4 blocks; 6 blocks would spill). */
+ * the K > 7 form took 64, 4 blocks; 6 blocks would spill). Queue b's
+ * cursor is cursors[b * cstride]: 1, or WS_CTL_CURSOR_STRIDE for K <= 7
+ * with WS_CUDA_GATHER_CURSORS=padded (one line per cursor). */
 template <int BITS>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
     ws_gather_all_smem_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t K,
                               const uint32_t *counts, uint32_t *slots, uint32_t capacity,
-                              uint32_t *cursors, uint32_t *ticket, uint32_t *herr) {
+                              uint32_t *cursors, uint32_t cstride, uint32_t *ticket,
+                              uint32_t *herr) {
   extern __shared__ uint32_t ws_sh[];
   __shared__ uint32_t wsum[WS_NWARPS + 1];
   const uint32_t scan = ws_dyn_get(scan_);
@@ -696,7 +701,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
     __syncthreads();
     for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK) {
       if (h[b])
-        h[b] = base[b] + atomicAdd(&cursors[b], h[b]);
+        h[b] = base[b] + atomicAdd(&cursors[b * cstride], h[b]);
       if (BITS)
         other[b] = 0;
     }
@@ -724,7 +729,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
   }
   if (ws_last_block(ticket)) {
     for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
-      cursors[b] = 0;
+      cursors[b * cstride] = 0;
     if (threadIdx.x == 0)
       *ticket = 0;
   }
@@ -783,16 +788,18 @@ static ws_status ws_gather_all(ws_device *dev, const ws_queue_args *q, ws_dyn sc
           ws_fit_resident(c, WS_RES_GATHER_ALL_BITS,
                           (const void *)ws_gather_all_smem_kernel<WS_MATCH_BITS>,
                           3u * WS_MATCH_KEYS * sizeof(uint32_t), grid_want);
+      const bool padded = c->gather_padded;
       ws_gather_all_smem_kernel<WS_MATCH_BITS><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
           WS_U32(q->tokens), scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
-          c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
+          c->ctl + (padded ? WS_CTL_CURSORS_PADDED : WS_CTL_CURSORS),
+          padded ? (uint32_t)WS_CTL_CURSOR_STRIDE : 1u, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
     } else {
       /* up to 32 KB of shared memory: occupancy depends on K, no cache */
       const uint32_t grid =
           ws_fit_resident(c, -1, (const void *)ws_gather_all_smem_kernel<0>, smem, grid_want);
       ws_gather_all_smem_kernel<0><<<grid, WS_CUDA_BLOCK, smem, c->stream>>>(
           WS_U32(q->tokens), scan, K, WS_U32(q->counts), WS_U32(q->slots), q->capacity,
-          c->ctl + WS_CTL_CURSORS, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
+          c->ctl + WS_CTL_CURSORS, 1u, c->ctl + WS_CTL_GATHER_TICKET, c->herr_dev);
     }
     return ws_cuda_check_launch(dev, "sorted gather", __FILE__, __LINE__);
   }

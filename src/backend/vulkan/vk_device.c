@@ -150,6 +150,38 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
   return WS_OK;
 }
 
+/* WS_VULKAN_QUEUE_GROUPS: unset or 0, each slot-parallel queue dispatch
+ * gets one workgroup per tile of B * 8 slots (the default); N, at most N
+ * workgroups, each walking tiles g, g + N, ... (shaders/queue.glsl). N must
+ * stay below the groups of one dispatch chunk, which the shaders read as
+ * one group per tile. WS_VULKAN_QUEUE_CURSORS: adjacent (the default:
+ * gather_all reserves on offsets[t]) or padded (on cursors 128 bytes
+ * apart). Both are for measuring the queue shaders on a GPU
+ * (docs/vulkan.md); a value outside these fails the device's creation. */
+static ws_status env_queue(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  const char *v = getenv("WS_VULKAN_QUEUE_GROUPS");
+  vk->queue_groups = 0;
+  if (v && v[0]) {
+    char *end;
+    const unsigned long n = strtoul(v, &end, 10);
+    if (*end != '\0' || v[0] == '-' || n >= vk->chunk_groups)
+      return ws_dev_fail(dev, WS_EINVAL,
+                         "vulkan: WS_VULKAN_QUEUE_GROUPS='%s' is not a workgroup count below %u", v,
+                         vk->chunk_groups);
+    vk->queue_groups = (uint32_t)n;
+  }
+  v = getenv("WS_VULKAN_QUEUE_CURSORS");
+  vk->queue_cursors_padded = false;
+  if (v && v[0] && strcmp(v, "adjacent") != 0) {
+    if (strcmp(v, "padded") != 0)
+      return ws_dev_fail(dev, WS_EINVAL,
+                         "vulkan: WS_VULKAN_QUEUE_CURSORS='%s' is neither adjacent nor padded", v);
+    vk->queue_cursors_padded = true;
+  }
+  return WS_OK;
+}
+
 static uint64_t env_timeout_ns(void) {
   const char *v = getenv("WS_VULKAN_TIMEOUT_S");
   if (v && v[0]) {
@@ -599,6 +631,8 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
     if (lim->maxComputeWorkGroupInvocations < vk->queue_block)
       vk->queue_block = lim->maxComputeWorkGroupInvocations;
     st = env_specialize(dev, &vk->specialize);
+    if (st == WS_OK)
+      st = env_queue(dev);
     if (st == WS_OK)
       st = query_memory_limits(dev);
   }

@@ -87,7 +87,13 @@ enum {
   WS_VK_STATE_MOVERS = 1, /* compaction: live frames found above it */
   WS_VK_STATE_ERROR = 2,  /* sticky error bits of the queue shaders */
   WS_VK_STATE_SIZES = 8,  /* compaction: SoA field sizes [WS_MAX_FRAME_FIELDS] */
-  WS_VK_STATE_WORDS = WS_VK_STATE_SIZES + WS_MAX_FRAME_FIELDS
+  /* gather_all's padded cursors (WS_VULKAN_QUEUE_CURSORS=padded): token t's
+   * at word WS_VK_STATE_CURSORS + t * WS_VK_CURSOR_STRIDE, t < 256
+   * (shaders/queue.glsl WS_QUEUE_CURSOR_STRIDE, WS_QUEUE_SHARED_TOKENS);
+   * 128-byte aligned */
+  WS_VK_STATE_CURSORS = (WS_VK_STATE_SIZES + WS_MAX_FRAME_FIELDS + 31) / 32 * 32,
+  WS_VK_CURSOR_STRIDE = 32,
+  WS_VK_STATE_WORDS = WS_VK_STATE_CURSORS + 256 * WS_VK_CURSOR_STRIDE
 };
 /* WS_VK_STATE_ERROR bits */
 #define WS_VK_STATE_ERR_COMPACT 1u /* more live frames above n than holes below */
@@ -132,6 +138,11 @@ typedef struct ws_vk_impl {
   VkPipeline queue_pipelines[WS_VK_QS_N];
   VkPipeline loop_pipeline; /* shaders/loop.comp, made by the first device loop */
   uint32_t queue_block; /* workgroup size of the queue shaders */
+  /* WS_VULKAN_QUEUE_GROUPS: the most workgroups of a slot-parallel queue
+   * dispatch, each then walking several tiles (shaders/queue.glsl); 0 =
+   * one per tile */
+  uint32_t queue_groups;
+  bool queue_cursors_padded; /* WS_VULKAN_QUEUE_CURSORS=padded (gather_all.comp) */
   uint32_t chunk_groups;
   ws_vk_pipeline *pipelines;
   uint32_t pipeline_count, pipeline_cap;
@@ -208,9 +219,11 @@ typedef struct prefix_push {
   uint64_t offsets;
   uint32_t queue_count;
   uint32_t reserved;
+  uint64_t cursors; /* gather_all's padded cursors to zero, or 0 */
 } prefix_push;
 WS_VK_PUSH_CHECK_(prefix_push, offsets, 8);
 WS_VK_PUSH_CHECK_(prefix_push, queue_count, 16);
+WS_VK_PUSH_CHECK_(prefix_push, cursors, 24);
 
 /* shaders/gather_all.comp */
 typedef struct gather_all_push {
@@ -220,12 +233,14 @@ typedef struct gather_all_push {
   uint32_t scan;
   uint32_t queue_count;
   uint64_t dyn;
+  uint64_t cursors; /* WS_VK_STATE_CURSORS' address (padded cursors), or 0 */
 } gather_all_push;
 WS_VK_PUSH_CHECK_(gather_all_push, offsets, 8);
 WS_VK_PUSH_CHECK_(gather_all_push, slots, 16);
 WS_VK_PUSH_CHECK_(gather_all_push, scan, 24);
 WS_VK_PUSH_CHECK_(gather_all_push, queue_count, 28);
 WS_VK_PUSH_CHECK_(gather_all_push, dyn, 32);
+WS_VK_PUSH_CHECK_(gather_all_push, cursors, 40);
 
 /* shaders/publish.comp */
 typedef struct publish_push {
@@ -354,6 +369,7 @@ void ws_vk_loop_destroy(ws_device *dev, void *loop);
 ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q);
+uint64_t ws_vk_queue_cursors(ws_device *dev);
 ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q);
 

@@ -113,7 +113,7 @@ typedef struct loop_push {
   uint32_t stage_groups;  /* word index of uint32_t[stages] in the loop's words */
   uint32_t storage_words; /* word index of the append storages' blocks (8 words each) */
   uint32_t storages;
-  uint32_t unused;
+  uint32_t queue_groups; /* WS_VULKAN_QUEUE_GROUPS, 0 = one group per tile */
   uint64_t holes; /* the first compaction's WS_VK_STATE_HOLES words, or 0 */
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
@@ -288,8 +288,10 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
 
   const count_push count = {q->tokens, q->counts, 0, q->queue_count, dyn};
   const count_push recount = {q->tokens, d->recount, 0, q->queue_count, dyn};
-  const prefix_push prefix = {q->counts, q->offsets, q->queue_count, 0};
-  const gather_all_push gather_all = {q->tokens, q->offsets, q->slots, 0, q->queue_count, dyn};
+  const uint64_t cursors = ws_vk_queue_cursors(dev);
+  const prefix_push prefix = {q->counts, q->offsets, q->queue_count, 0, cursors};
+  const gather_all_push gather_all = {q->tokens,       q->offsets, q->slots, 0,
+                                      q->queue_count, dyn,        cursors};
   const gather_push gather = {q->tokens, q->slots, q->counter, 0, 0, dyn};
   const publish_push publish = {q->tokens, q->slots, q->counts, 0, 0, 0, q->queue_count, dyn};
   const compact_push compact = {q->tokens,  q->ids,          q->frames,     q->field_offsets,
@@ -474,7 +476,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                         desc->block,      vk->queue_block,
                         vk->props.limits.maxComputeWorkGroupCount[0], stage_word,
                         storage_word,     desc->storage_count,
-                        0u,
+                        vk->queue_groups,
                         desc->storage_count || (desc->flags & WS_DEC_COMPACTION)
                             ? vk->state->addr + 4u * WS_VK_STATE_HOLES
                             : 0u};

@@ -27,10 +27,23 @@ static ws_status dispatch(ws_device *dev, ws_vk_queue_shader s, const void *push
   return ws_vk_record_dispatch(dev, vk->queue_pipelines[s], push, size, n, vk->queue_block, what);
 }
 
-/* A slot-parallel shader over n slots (or launch indices). */
+/* A slot-parallel shader over n slots (or launch indices): one invocation
+ * per WS_VK_QUEUE_ITEMS of them, or at most queue_groups workgroups
+ * (WS_VULKAN_QUEUE_GROUPS), which then walk the tiles (shaders/queue.glsl). */
 static ws_status dispatch_items(ws_device *dev, ws_vk_queue_shader s, const void *push,
                                 uint32_t size, uint32_t n, const char *what) {
-  return dispatch(dev, s, push, size, n / WS_VK_QUEUE_ITEMS + (n % WS_VK_QUEUE_ITEMS != 0u), what);
+  ws_vk_impl *vk = ws_vk_of(dev);
+  uint32_t invocations = n / WS_VK_QUEUE_ITEMS + (n % WS_VK_QUEUE_ITEMS != 0u);
+  if (vk->queue_groups && (uint64_t)invocations > (uint64_t)vk->queue_groups * vk->queue_block)
+    invocations = vk->queue_groups * vk->queue_block;
+  return dispatch(dev, s, push, size, invocations, what);
+}
+
+/* gather_all's cursors: the padded ones (WS_VULKAN_QUEUE_CURSORS=padded), or
+ * 0 for offsets[t] itself. */
+uint64_t ws_vk_queue_cursors(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  return vk->queue_cursors_padded ? vk->state->addr + 4u * WS_VK_STATE_CURSORS : 0u;
 }
 
 /* counts[0..K] = 0, then one histogram pass over [0, scan). */
@@ -54,12 +67,13 @@ ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q) {
 /* offsets[t] = counts[1] + ... + counts[t-1] (one workgroup), then every
  * live slot takes the next position of its queue. */
 ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q) {
-  const prefix_push pp = {q->counts, q->offsets, q->queue_count, 0};
+  const uint64_t cursors = ws_vk_queue_cursors(dev);
+  const prefix_push pp = {q->counts, q->offsets, q->queue_count, 0, cursors};
   ws_status st = dispatch(dev, WS_VK_QS_GATHER_ALL_PREFIX, &pp, sizeof pp, ws_vk_of(dev)->queue_block,
                           "queue gather_all prefix");
   if (st != WS_OK)
     return st;
-  const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count, 0};
+  const gather_all_push p = {q->tokens, q->offsets, q->slots, q->scan, q->queue_count, 0, cursors};
   return dispatch_items(dev, WS_VK_QS_GATHER_ALL, &p, sizeof p, q->scan, "queue gather_all");
 }
 

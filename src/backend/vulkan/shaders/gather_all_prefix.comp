@@ -4,13 +4,18 @@
  * queue t's slots in the counting sort. One workgroup: invocation j sums a
  * contiguous run of ceil(K / B) tokens, invocation 0 scans the B partial
  * sums, each invocation then writes its run. Per-invocation loops stay at
- * max(B, K / B) iterations. Launch: n = the queue shaders' block size. */
+ * max(B, K / B) iterations. With `cursors` (WS_VULKAN_QUEUE_CURSORS=padded,
+ * gather_all.comp) it also zeroes the cursors of tokens 1..min(K, 255),
+ * WS_QUEUE_CURSOR_STRIDE words apart. Launch: n = the queue shaders' block
+ * size. */
 #include "wavesched/kernel.glsl"
+#include "queue.glsl"
 
 layout(push_constant, scalar) uniform prefix_pc {
   layout(offset = 0) uint64_t counts;
   layout(offset = 8) uint64_t offsets;
   layout(offset = 16) uint queue_count;
+  layout(offset = 24) uint64_t cursors; /* 0: none */
 } P;
 
 /* the backend's queue block is at most 1024 invocations */
@@ -35,6 +40,9 @@ void main() {
     }
   }
   barrier();
+  if (P.cursors != 0ul)
+    for (uint t = 1u + j; t <= min(K, WS_QUEUE_SHARED_TOKENS - 1u); t += B)
+      WS_PTR(uint32_t, P.cursors)[t * WS_QUEUE_CURSOR_STRIDE] = 0u;
   uint run = partial[j];
   for (uint t = lo; t < hi; ++t) {
     WS_PTR(uint32_t, P.offsets)[t] = run;

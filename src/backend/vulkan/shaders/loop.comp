@@ -27,6 +27,7 @@
  */
 #include "wavesched/kernel.glsl"
 #include "loop.glsl"
+#include "queue.glsl"
 #include "decide.glsl"
 
 layout(push_constant, scalar) uniform loop_pc {
@@ -42,6 +43,7 @@ layout(push_constant, scalar) uniform loop_pc {
   layout(offset = 48) uint stage_groups; /* word of uint[S]: each stage kernel's groups */
   layout(offset = 52) uint storage_words; /* word of the append storages' blocks, 8 words each */
   layout(offset = 56) uint storages;      /* works with append storage */
+  layout(offset = 60) uint queue_groups;  /* WS_VULKAN_QUEUE_GROUPS: 0, or the cap */
   /* the compaction counters (vk_internal.h WS_VK_STATE_HOLES, _MOVERS) of the
    * iteration's first compaction, which this shader zeroes: no fill and no
    * barrier of their own */
@@ -56,6 +58,14 @@ const uint CMD_PUBLISH = 4u;
 const uint CMD_STEP = 5u;
 
 uint groups(uint n, uint b) { return n / b + (n % b != 0u ? 1u : 0u); }
+
+/* A slot-parallel queue shader's groups over n slots: one per tile of
+ * queue_block * WS_QUEUE_ITEMS (queue.glsl), or at most queue_groups, whose
+ * groups then walk the tiles. */
+uint queue_groups(uint n) {
+  const uint g = groups(n, P.queue_block * WS_QUEUE_ITEMS);
+  return P.queue_groups != 0u ? min(g, P.queue_groups) : g;
+}
 
 void set_cmd(uint c, uint x) {
   ws_dec_u32s w = ws_dec_u32s(P.dyn);
@@ -83,7 +93,7 @@ void main() {
     clear_cmds();
     if (running) {
       w.v[WS_DL_OBS_SCAN] = r.v.high;
-      set_cmd(CMD_OBS, groups(r.v.high, P.queue_block));
+      set_cmd(CMD_OBS, queue_groups(r.v.high));
     }
     return;
   }
@@ -113,8 +123,8 @@ void main() {
     w.v[block + WS_DL_COMPACT_SCAN] = scan;
     if (scan > live) {
       const uint c = 6u + P.K + P.stages + 2u * k;
-      set_cmd(c, groups(live, P.queue_block));
-      set_cmd(c + 1u, groups(scan - live, P.queue_block));
+      set_cmd(c, queue_groups(live));
+      set_cmd(c + 1u, queue_groups(scan - live));
     }
     k += 1u;
   }
@@ -124,8 +134,8 @@ void main() {
     if (p.compact != 0u) {
       w.v[WS_DL_COMPACT_N] = p.compact_live;
       w.v[WS_DL_COMPACT_SCAN] = p.compact_scan;
-      set_cmd(CMD_HOLES, groups(p.compact_live, P.queue_block));
-      set_cmd(CMD_MOVE, groups(p.compact_scan - p.compact_live, P.queue_block));
+      set_cmd(CMD_HOLES, queue_groups(p.compact_live));
+      set_cmd(CMD_MOVE, queue_groups(p.compact_scan - p.compact_live));
     }
     if (p.gather != 0u) {
       /* the gather appends from 0; verification reads the word at the next
@@ -133,7 +143,7 @@ void main() {
       ws_dec_u32s(d.gather_count).v[0] = 0u;
       w.v[WS_DL_GATHER_TOKEN] = p.gather_token;
       w.v[WS_DL_GATHER_SCAN] = p.gather_scan;
-      set_cmd(CMD_GATHER, groups(p.gather_scan, P.queue_block));
+      set_cmd(CMD_GATHER, queue_groups(p.gather_scan));
     }
     step_cmd(p.action == WS_ACT_REFILL ? 0u : p.queue, p.count);
     if ((d.flags & WS_DEC_PUBLISH) != 0u) {
@@ -142,7 +152,7 @@ void main() {
       w.v[WS_DL_PUB_SLOT_BASE] = p.slot_base;
       ws_dec_u64s(P.dyn).v[WS_DL_PUB_SLOTS / 2u] =
           p.use_slots == 1u ? P.slots + 4ul * p.slot_offset : 0ul;
-      set_cmd(CMD_PUBLISH, groups(p.count, P.queue_block));
+      set_cmd(CMD_PUBLISH, queue_groups(p.count));
     }
     break;
   case WS_ACT_RESUME_ALL:
@@ -159,7 +169,7 @@ void main() {
   }
   if (more != 0u) {
     w.v[WS_DL_OBS_SCAN] = d.high;
-    set_cmd(CMD_OBS, groups(d.high, P.queue_block));
+    set_cmd(CMD_OBS, queue_groups(d.high));
   }
   w.v[WS_DL_HALT] = more != 0u ? 0u : 1u;
 }

@@ -15,30 +15,53 @@
 
 const uint WS_QUEUE_SHARED_TOKENS = 256u;
 
+/* gather_all's padded cursors (WS_VULKAN_QUEUE_CURSORS=padded): the cursor
+ * of token t is word t * WS_QUEUE_CURSOR_STRIDE of the backend's cursor
+ * area (vk_internal.h WS_VK_STATE_CURSORS), one 128-byte line each. */
+const uint WS_QUEUE_CURSOR_STRIDE = 32u;
+
 /* Slots per invocation (vk_queue.c WS_VK_QUEUE_ITEMS must agree): workgroup
  * g covers the B * WS_QUEUE_ITEMS slots from g * B * WS_QUEUE_ITEMS, item j
  * of invocation l being slot base + j * B + l (striped: every subgroup load
  * is contiguous). Eight per invocation make a workgroup's barriers and its
  * global atomics (one per token it saw) serve 2048 slots instead of 256 —
  * at 2^24 slots one workgroup per 256 put 65,536 atomics on each of a few
- * count words. The host dispatches ceil(n / WS_QUEUE_ITEMS) invocations; a
- * dispatch of more (the device loop sizes its queue dispatches for one
- * invocation per slot) leaves the surplus workgroups without slots, which
- * then do nothing but their barriers. */
+ * count words. The host dispatches ceil(n / WS_QUEUE_ITEMS) invocations, and
+ * so does the device loop (until session 9 it dispatched one invocation per
+ * slot, 7 of 8 workgroups without slots); a dispatch of more leaves the
+ * surplus workgroups without slots, which then do nothing but their
+ * barriers. */
 const uint WS_QUEUE_ITEMS = 8u;
 
-/* The first slot (or launch index) of this workgroup's items, in 64 bits:
- * the device loop's oversized dispatches reach past 2^32 / WS_QUEUE_ITEMS
- * workgroups' worth of slots. */
-uint64_t ws_queue_group_base() {
-  const uint g = gl_WorkGroupID.z * WS_CHUNK_GROUPS + gl_WorkGroupID.x;
-  return uint64_t(g) * uint64_t(gl_WorkGroupSize.x * WS_QUEUE_ITEMS);
+/* Tiles: tile t holds the B * WS_QUEUE_ITEMS indices from
+ * first + t * B * WS_QUEUE_ITEMS. A dispatch of one workgroup per tile (the
+ * default: the host's chunks of WS_CHUNK_GROUPS groups, the device loop's
+ * commands) gives group g tile g and nothing else. A dispatch capped at
+ * G < WS_CHUNK_GROUPS groups (WS_VULKAN_QUEUE_GROUPS, docs/vulkan.md) has
+ * group g walk tiles g, g + G, g + 2G, ..., so that what a group pays once
+ * (clearing its histogram, flushing it with a global atomic per token) is
+ * paid per group instead of per tile. A dispatch of WS_CHUNK_GROUPS groups
+ * or more is always one group per tile: it is a chunk of a per-tile
+ * dispatch, or a device loop command sized one group per tile or larger,
+ * and must not walk into the next chunk's tiles. Tile numbers are 64-bit:
+ * the stride of a per-tile dispatch is past every tile. */
+uint64_t ws_queue_tile0() {
+  return uint64_t(gl_WorkGroupID.z) * uint64_t(WS_CHUNK_GROUPS) + uint64_t(gl_WorkGroupID.x);
+}
+uint64_t ws_queue_tile_stride() {
+  return gl_NumWorkGroups.x >= WS_CHUNK_GROUPS ? (1ul << 40) : uint64_t(gl_NumWorkGroups.x);
 }
 
-/* Item j's index from `first` (first + the group's base + j * B + l), and
- * whether it is below `end`. */
-bool ws_queue_item(uint first, uint end, uint j, out uint index) {
-  const uint64_t i = uint64_t(first) + ws_queue_group_base() +
+/* Whether tile `tile` from `first` holds any index below `end` (the same
+ * in the whole workgroup: a tile loop's condition, barriers inside). */
+bool ws_queue_tile_live(uint64_t tile, uint first, uint end) {
+  return uint64_t(first) + tile * uint64_t(gl_WorkGroupSize.x * WS_QUEUE_ITEMS) < uint64_t(end);
+}
+
+/* Item j of tile `tile`: its index (first + the tile's base + j * B + l),
+ * and whether it is below `end`. */
+bool ws_queue_item_at(uint64_t tile, uint first, uint end, uint j, out uint index) {
+  const uint64_t i = uint64_t(first) + tile * uint64_t(gl_WorkGroupSize.x * WS_QUEUE_ITEMS) +
                      uint64_t(j * gl_WorkGroupSize.x + gl_LocalInvocationID.x);
   index = uint(i);
   return i < uint64_t(end);
