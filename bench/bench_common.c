@@ -140,6 +140,14 @@ const char *bench_loadavg(void) {
   return buf;
 }
 
+/* The library's messages (it never prints): why a device could not be
+ * opened, and measuring aids such as WS_VULKAN_LOOP_TIMESTAMPS' phase times. */
+static void bench_log(void *user, ws_log_level level, const char *message) {
+  static const char *const names[] = {"error", "warning", "info"};
+  printf("%s: library %s: %s\n", (const char *)user,
+         (unsigned)level < 3u ? names[level] : "message", message);
+}
+
 ws_device *bench_open_device(const bench_opts *o, const ws_module_set *modules) {
   const char *bname = ws_backend_name(o->backend);
   if (!ws_backend_compiled(o->backend)) {
@@ -155,6 +163,8 @@ ws_device *bench_open_device(const bench_opts *o, const ws_module_set *modules) 
   dc.backend = o->backend;
   dc.device_index = -1;
   dc.cpu_threads = o->cpu_threads;
+  dc.log = bench_log;
+  dc.log_user = (void *)o->prog;
   ws_device *dev = NULL;
   ws_status st = ws_device_create(&dc, &dev);
   if (st == WS_ENODEV) {

@@ -20,13 +20,17 @@ static void wt_release_device(void) {
   wt_dev = NULL;
 }
 
-/* The device's log callback: creation errors of the last wt_scheduler_try. */
+/* The device's log callback: creation errors of the last wt_scheduler_try,
+ * or the latest message (wt_last_log). */
 static char wt_log_text[2048];
 static void wt_log(void *user, ws_log_level level, const char *message) {
   (void)user;
   (void)level;
   snprintf(wt_log_text, sizeof wt_log_text, "%s", message);
 }
+
+const char *wt_last_log(void) { return wt_log_text; }
+void wt_clear_log(void) { wt_log_text[0] = '\0'; }
 
 void wt_init(int argc, char **argv, const wt_need *needs, size_t need_count) {
   const char *backend = getenv("WS_TEST_BACKEND");

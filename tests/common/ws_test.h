@@ -112,6 +112,10 @@ ws_status wt_scheduler_expect_(const ws_coroutine_desc *co, const ws_scheduler_c
 /* Sets (value != NULL) or unsets an environment variable until the test's
  * teardown restores it. */
 void wt_setenv(const char *name, const char *value);
+/* The latest message the device's log callback received ("" after
+ * wt_clear_log). */
+const char *wt_last_log(void);
+void wt_clear_log(void);
 
 /* ---- assertions with messages ---- */
 /* Fails unless `st` equals `expect`, naming both codes and the scheduler's

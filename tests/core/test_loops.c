@@ -613,7 +613,8 @@ static void test_knobs(void **state) {
                                             {"WS_CUDA_LOOP_PERSIST", "0"},
                                             {"WS_CUDA_LOOP_SELECT", "chains"},
                                             {"WS_CUDA_LOOP_UNROLL", "17"}};
-  static const char *const vulkan_bad[][2] = {{"WS_VULKAN_LOOP_BARRIERS", "some"}};
+  static const char *const vulkan_bad[][2] = {{"WS_VULKAN_LOOP_BARRIERS", "some"},
+                                              {"WS_VULKAN_LOOP_TIMESTAMPS", "yes"}};
   const char *const(*bad)[2] = wt_backend == WS_BACKEND_CUDA     ? cuda_bad
                                : wt_backend == WS_BACKEND_VULKAN ? vulkan_bad
                                                                  : NULL;
@@ -648,6 +649,48 @@ static void test_knobs(void **state) {
   }
 }
 
+/* timestamps (Vulkan, WS_VULKAN_LOOP_TIMESTAMPS=1, docs/vulkan.md): the
+ * recording with its timestamps gives the same results and statistics as
+ * the host loop, as it does without them, and destroying the scheduler logs the phase times of exactly the
+ * iterations that decided before each submission's halt, which are the
+ * dispatch's working iterations (the last one's loop_next sets the halt). */
+static void test_timestamps(void **state) {
+  (void)state;
+  if (wt_backend != WS_BACKEND_VULKAN) {
+    printf("not Vulkan: nothing to check\n");
+    return;
+  }
+  enum { N = 61 };
+  outcome host, o[2];
+  basic_run r;
+  basic_init(&r, N);
+  const ws_scheduler_config hc = with_loop(wt_config(NULL, 8), WS_LOOP_HOST);
+  ws_scheduler *hs = wt_scheduler(&t_basic_coroutine, &hc);
+  basic_reset(&r);
+  record(hs, basic_dispatch(hs, &r, N), &host);
+  for (int on = 0; on < 2; ++on) {
+    wt_setenv("WS_VULKAN_LOOP_TIMESTAMPS", on ? "1" : NULL); /* restored by the teardown */
+    ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), WS_LOOP_DEVICE);
+    ws_scheduler *s = NULL;
+    WT_CHECK(ws_scheduler_create(wt_dev, &t_basic_coroutine, &cfg, &s) == WS_OK, "create");
+    basic_reset(&r);
+    record(s, basic_dispatch(s, &r, N), &o[on]);
+    basic_check(&r, N, on ? "timestamps" : "no timestamps");
+    wt_clear_log();
+    ws_scheduler_destroy(s);
+    char want[96];
+    snprintf(want, sizeof want, "timestamps of %llu iterations, us per iteration: observe ",
+             (unsigned long long)o[on].d.iteration_count);
+    const char *log = wt_last_log();
+    printf("%s: %s\n", on ? "on" : "off", log);
+    WT_CHECK(on ? strstr(log, want) != NULL : strstr(log, "timestamps") == NULL,
+             "timestamps %s: the log says '%s', expected %s'%s'", on ? "on" : "off", log,
+             on ? "" : "nothing like ", on ? want : "timestamps");
+  }
+  same_outcome(&host, &o[0], "no timestamps");
+  same_outcome(&host, &o[1], "timestamps");
+}
+
 int main(int argc, char **argv) {
   static const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_order"}, {&fz_kernels_modules, "fz_main"}};
@@ -674,5 +717,6 @@ int main(int argc, char **argv) {
   wt_add("refused", test_refused, NULL);
   wt_add("auto", test_auto, NULL);
   wt_add("knobs", test_knobs, NULL);
+  wt_add("timestamps", test_timestamps, NULL);
   return wt_run("loop_differential");
 }

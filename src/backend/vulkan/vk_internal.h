@@ -177,6 +177,7 @@ enum {
   WS_VK_DL_PUB_SRC = 7,
   WS_VK_DL_PUB_SLOT_BASE = 8,
   WS_VK_DL_PUB_SLOTS = 10, /* uint64_t */
+  WS_VK_DL_RAN = 12,       /* iterations of this submission that decided (timestamps) */
   WS_VK_DL_CMD = 16        /* VkDispatchIndirectCommand[], see vk_loop.c */
 };
 

@@ -121,6 +121,18 @@ WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
 WS_VK_PUSH_CHECK_(loop_push, storages, 56);
 WS_VK_PUSH_CHECK_(loop_push, holes, 64);
 
+/* Per-phase timestamps (WS_VULKAN_LOOP_TIMESTAMPS=1, a measuring aid):
+ * STAMP_PHASES + 1 timestamps per recorded iteration, at its start and
+ * after each phase's barrier, so phase k's time is stamp k + 1 - stamp k,
+ * its barrier included; a phase the recording does not have (no
+ * compaction, no publication) spans no commands. Only the iterations
+ * before the halt are added up (WS_VK_DL_RAN), and the sums go to the
+ * device's log (WS_LOG_INFO) when the loop is destroyed. */
+enum { STAMP_OBSERVE, STAMP_DECIDE, STAMP_HOLES, STAMP_MOVE, STAMP_STEPS, STAMP_PUBLISH, STAMP_PHASES };
+#define STAMPS_PER_ITERATION (STAMP_PHASES + 1u)
+static const char *const stamp_names[STAMP_PHASES] = {"observe", "decide",          "holes",
+                                                      "movers+gather", "steps", "publish"};
+
 typedef struct ws_vk_loop {
   VkCommandPool pool; /* its own: the stream's pool is reset at every synchronization */
   VkCommandBuffer cmd;
@@ -130,6 +142,13 @@ typedef struct ws_vk_loop {
   bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
   bool compaction;     /* the stream checks the compaction error word */
   loop_push push;      /* the decide shader's (mode 0) */
+  /* WS_VULKAN_LOOP_TIMESTAMPS: T * STAMPS_PER_ITERATION queries, or none */
+  VkQueryPool stamps;
+  ws_vk_buffer *stamp_host; /* host copy of WS_VK_DL_RAN after a submission */
+  bool stamp_pending;       /* a submitted run whose stamps are not added yet */
+  uint64_t stamp_iterations;
+  double stamp_ns[STAMP_PHASES];
+  char stamp_label[96]; /* the coroutine and the accounting, for the log */
 } ws_vk_loop;
 
 static uint32_t env_iterations(void) {
@@ -160,6 +179,19 @@ static ws_status env_barriers(ws_device *dev, bool *full) {
   return WS_OK;
 }
 
+/* WS_VULKAN_LOOP_TIMESTAMPS: 0 (the default) or 1 (per-phase timestamps). */
+static ws_status env_timestamps(ws_device *dev, bool *on) {
+  const char *v = getenv("WS_VULKAN_LOOP_TIMESTAMPS");
+  *on = false;
+  if (!v || !v[0] || strcmp(v, "0") == 0)
+    return WS_OK;
+  if (strcmp(v, "1") != 0)
+    return ws_dev_fail(dev, WS_EINVAL,
+                       "vulkan: device loop: WS_VULKAN_LOOP_TIMESTAMPS='%s' is neither 0 nor 1", v);
+  *on = true;
+  return WS_OK;
+}
+
 static uint64_t groups_of(uint64_t n, uint32_t b) { return (n + b - 1u) / b; }
 
 /* What one recording needs at hand. */
@@ -169,6 +201,7 @@ typedef struct rec {
   VkBuffer words;
   VkPipeline bound;
   unsigned all; /* BAR_FULL: every barrier orders everything (WS_VULKAN_LOOP_BARRIERS=full) */
+  VkQueryPool stamps; /* WS_VULKAN_LOOP_TIMESTAMPS, or VK_NULL_HANDLE */
 } rec;
 
 /* What a barrier of the loop orders. Every barrier orders the shader
@@ -199,6 +232,13 @@ static void loop_barrier(const rec *r, unsigned what) {
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | transfer |
                            (ind ? VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT : 0u),
                        0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* Timestamp k of recorded iteration t, when timestamps are on. */
+static void stamp(const rec *r, uint32_t t, uint32_t k) {
+  if (r->stamps)
+    vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->stamps,
+                        t * STAMPS_PER_ITERATION + k);
 }
 
 static void bind(rec *r, VkPipeline p, const void *push, uint32_t size) {
@@ -236,7 +276,8 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   ws_vk_impl *vk = ws_vk_of(dev);
   const ws_queue_args *q = &d->queue;
   const uint64_t dyn = l->words->addr;
-  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE, l->barriers_full ? BAR_FULL : 0u};
+  rec r = {dev, l->cmd, l->words->buffer, VK_NULL_HANDLE, l->barriers_full ? BAR_FULL : 0u,
+           l->stamps};
   /* step[j]: the pipeline continuation j's dispatch runs in, the host
    * loop's for the same launch (ws_vk_step_pipeline: specialized for j, or
    * the generic step for every j), so that both loops compile the same
@@ -303,6 +344,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   /* the iteration's last barrier: the next one may begin with a fill */
   const unsigned last = d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY) ? BAR_TRANSFER : BAR_COMPUTE;
   for (uint32_t t = 0; t < T && st == WS_OK; ++t) {
+    stamp(&r, t, 0);
     if (d->flags & WS_DEC_MATERIALIZED) {
       if ((st = zero(&r, q->counts, d->K + 1u)) != WS_OK)
         break;
@@ -321,9 +363,11 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COUNT], &recount, sizeof recount, CMD_OBS);
       loop_barrier(&r, BAR_COMPUTE);
     }
+    stamp(&r, t, 1 + STAMP_OBSERVE);
     bind(&r, vk->loop_pipeline, &lp, sizeof lp);
     vkCmdDispatch(l->cmd, 1, 1, 1);
     loop_barrier(&r, BAR_INDIRECT);
+    stamp(&r, t, 1 + STAMP_DECIDE);
     /* append storages (issue 18): each one's compaction over the range the
      * decision chose (0 groups: none), before the plan's launches */
     for (uint32_t k = 0; k < d->storage_count && st == WS_OK; ++k) {
@@ -351,14 +395,18 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
                CMD_HOLES);
       loop_barrier(&r, BAR_COMPUTE);
+      stamp(&r, t, 1 + STAMP_HOLES);
       indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
       /* The gather shares the movers' barrier: no plan has both (decide.h
        * ws_dec_commit: a refill under compaction takes the slots behind the
        * live ones and gathers nothing, a resume compacts nothing), so at
        * most one of the two has groups, and it runs alone. */
+    } else {
+      stamp(&r, t, 1 + STAMP_HOLES); /* the append storages' compactions, if any */
     }
     indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
     loop_barrier(&r, BAR_COMPUTE);
+    stamp(&r, t, 1 + STAMP_MOVE);
     /* One dispatch per continuation, src a push constant (and the
      * pipeline's specialization, when on): one dispatch under the greedy
      * policy running the plan's continuation, read from memory, made the
@@ -374,10 +422,12 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       indirect(&r, stage_p[i], d->stages[i].args, d->stages[i].args_size, CMD_STEP + d->K + 1u + i);
     if (greedy)
       loop_barrier(&r, publishes ? BAR_COMPUTE : last);
+    stamp(&r, t, 1 + STAMP_STEPS);
     if (publishes) {
       indirect(&r, vk->queue_pipelines[WS_VK_QS_PUBLISH], &publish, sizeof publish, CMD_PUBLISH);
       loop_barrier(&r, last);
     }
+    stamp(&r, t, 1 + STAMP_PUBLISH);
   }
   ws_free(step);
   const ws_status end = WS_VK_CALL(dev, vkEndCommandBuffer, l->cmd);
@@ -421,6 +471,38 @@ static const char *unsupported(ws_device *dev, const ws_loop_desc *d, char *why,
   return NULL;
 }
 
+/* Adds the phase times of the iterations before the halt in the last
+ * submission, which the caller has waited for (loop_device.c synchronizes
+ * after every loop_run, and so does loop_destroy). */
+static ws_status stamps_add(ws_device *dev, ws_vk_loop *l) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  if (!l->stamp_pending)
+    return WS_OK;
+  l->stamp_pending = false;
+  uint32_t ran;
+  memcpy(&ran, l->stamp_host->map, sizeof ran);
+  if (ran > l->iterations) /* the halt word ends every submission by T */
+    ran = l->iterations;
+  if (!ran)
+    return WS_OK;
+  const uint32_t n = ran * STAMPS_PER_ITERATION;
+  uint64_t *t = ws_calloc(n, sizeof *t);
+  if (!t)
+    return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+  ws_status st = WS_VK_CALL(dev, vkGetQueryPoolResults, vk->device, l->stamps, 0, n,
+                            (size_t)n * sizeof *t, t, sizeof *t,
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  for (uint32_t i = 0; st == WS_OK && i < ran; ++i)
+    for (uint32_t k = 0; k < STAMP_PHASES; ++k) {
+      const uint64_t *s = t + (size_t)i * STAMPS_PER_ITERATION + k;
+      l->stamp_ns[k] += (double)((s[1] - s[0]) & vk->timer_mask) * vk->timer_ns_per_tick;
+    }
+  if (st == WS_OK)
+    l->stamp_iterations += ran;
+  ws_free(t);
+  return st;
+}
+
 void ws_vk_loop_destroy(ws_device *dev, void *loop) {
   ws_vk_loop *l = loop;
   if (!l)
@@ -429,6 +511,20 @@ void ws_vk_loop_destroy(ws_device *dev, void *loop) {
   /* the stream may still hold an execution of the buffer */
   if (vk->recording && !vk->broken)
     (void)ws_vk_op_synchronize(dev);
+  if (l->stamps && !vk->broken && stamps_add(dev, l) == WS_OK && l->stamp_iterations) {
+    char line[512];
+    int at = snprintf(line, sizeof line,
+                      "vulkan device loop (%s): timestamps of %llu iterations, us per iteration:",
+                      l->stamp_label, (unsigned long long)l->stamp_iterations);
+    for (uint32_t k = 0; k < STAMP_PHASES && at > 0 && (size_t)at < sizeof line; ++k)
+      at += snprintf(line + at, sizeof line - (size_t)at, " %s %.2f", stamp_names[k],
+                     l->stamp_ns[k] * 1e-3 / (double)l->stamp_iterations);
+    ws_dev_log(dev, WS_LOG_INFO, "%s", line);
+  }
+  if (l->stamps)
+    vkDestroyQueryPool(vk->device, l->stamps, NULL);
+  if (l->stamp_host)
+    ws_vk_buffer_destroy(dev, l->stamp_host);
   if (l->pool)
     vkDestroyCommandPool(vk->device, l->pool, NULL); /* frees cmd */
   if (l->words)
@@ -446,10 +542,18 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
    * use, whichever loop it runs in) */
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
-  bool full = false;
+  bool full = false, stamps = false;
   ws_status st = env_barriers(dev, &full);
+  if (st == WS_OK)
+    st = env_timestamps(dev, &stamps);
   if (st != WS_OK)
     return st;
+  if (stamps && !vk->timer_pool) {
+    ws_dev_log(dev, WS_LOG_WARNING,
+               "vulkan: device loop: WS_VULKAN_LOOP_TIMESTAMPS=1, but the queue family writes "
+               "no timestamps: none taken");
+    stamps = false;
+  }
   if (!vk->loop_pipeline && (st = ws_vk_pipeline_create(
                                  dev, ws_vk_shader_loop, ws_vk_shader_loop_size, 1, 0, WS_VK_NO_SRC,
                                  "the device loop's decide shader", &vk->loop_pipeline)) != WS_OK)
@@ -463,6 +567,8 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 1u;
   if (l->repeats > WS_VK_LOOP_REPEATS_MAX)
     l->repeats = WS_VK_LOOP_REPEATS_MAX;
+  if (stamps) /* one execution per submission: each query is written once after its reset */
+    l->repeats = 1u;
   l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0 || desc->storage_count != 0;
   /* the words: loop.glsl's, 3 per command, each stage kernel's groups, then
    * each append storage's block */
@@ -506,6 +612,19 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
     ai.commandPool = l->pool;
     st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &l->cmd);
   }
+  if (st == WS_OK && stamps) {
+    VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                .queryCount = l->iterations * STAMPS_PER_ITERATION};
+    st = WS_VK_ALLOC_CALL(dev, vkCreateQueryPool, vk->device, &qi, NULL, &l->stamps);
+    if (st == WS_OK)
+      st = ws_vk_buffer_create(dev, 4, true, &l->stamp_host);
+    snprintf(l->stamp_label, sizeof l->stamp_label, "coroutine '%s', %s accounting",
+             desc->entry->name,
+             desc->flags & WS_DEC_MATERIALIZED ? "materialized"
+             : desc->flags & WS_DEC_PUBLISH    ? "incremental"
+                                               : "fused");
+  }
   if (st == WS_OK)
     st = record(dev, desc, l, l->iterations);
   ws_free(init);
@@ -524,12 +643,36 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop) {
    * the repeated executions below */
   loop_push prime = l->push;
   prime.mode = 1u;
-  ws_status st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, 1, 1,
-                                       "the device loop's prime");
+  ws_status st = WS_OK;
+  if (l->stamps && l->stamp_pending) {
+    /* the previous submission's stamps: it was waited for, unless work is
+     * still being recorded behind it */
+    if (vk->recording)
+      st = ws_vk_op_synchronize(dev);
+    if (st == WS_OK)
+      st = stamps_add(dev, l);
+    if (st != WS_OK)
+      return st;
+  }
+  st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, 1, 1,
+                             "the device loop's prime");
   if (st != WS_OK || (st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
+  if (l->stamps)
+    vkCmdResetQueryPool(vk->cmd, l->stamps, 0, l->iterations * STAMPS_PER_ITERATION);
   for (uint32_t k = 0; k < l->repeats; ++k)
     vkCmdExecuteCommands(vk->cmd, 1, &l->cmd);
+  if (l->stamps) {
+    /* the decide shaders' count of iterations that ran, for stamps_add */
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
+    vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    VkBufferCopy region = {.srcOffset = 4u * WS_VK_DL_RAN, .dstOffset = 0, .size = 4};
+    vkCmdCopyBuffer(vk->cmd, l->words->buffer, l->stamp_host->buffer, 1, &region);
+    l->stamp_pending = true;
+  }
   /* a secondary buffer leaves the primary's pipeline binding undefined */
   vk->bound = VK_NULL_HANDLE;
   if (l->compaction)

@@ -90,6 +90,7 @@ void main() {
     ws_dstate_ref r = ws_dstate_ref(P.state);
     const bool running = r.v.status == WS_DEC_RUNNING;
     w.v[WS_DL_HALT] = running ? 0u : 1u;
+    w.v[WS_DL_RAN] = 0u;
     clear_cmds();
     if (running) {
       w.v[WS_DL_OBS_SCAN] = r.v.high;
@@ -100,6 +101,9 @@ void main() {
   clear_cmds();
   if (w.v[WS_DL_HALT] != 0u)
     return;
+  /* iterations before the halt: the ones whose timestamps vk_loop.c counts
+   * (WS_VULKAN_LOOP_TIMESTAMPS) */
+  w.v[WS_DL_RAN] += 1u;
   if (P.holes != 0ul) {
     WS_PTR(uint32_t, P.holes)[0] = 0u;
     WS_PTR(uint32_t, P.holes)[1] = 0u;

@@ -19,6 +19,7 @@ const uint WS_DL_PUB_N = 6u; /* publish: frames, continuation, dense base */
 const uint WS_DL_PUB_SRC = 7u;
 const uint WS_DL_PUB_SLOT_BASE = 8u;
 const uint WS_DL_PUB_SLOTS = 10u; /* uint64_t at word 10: the slot list or 0 */
+const uint WS_DL_RAN = 12u;       /* the submission's iterations that decided */
 const uint WS_DL_CMD = 16u;       /* VkDispatchIndirectCommand[] (3 words each) */
 
 uint ws_dl_word(uint64_t dyn, uint k) { return WS_PTR(uint32_t, dyn)[k]; }
