@@ -668,7 +668,9 @@ ws_status ws_cuda_queue_gather(ws_device *dev, const ws_queue_args *q) {
  * least 5 resident blocks: 48 registers for both forms (without the bound
  * the K > 7 form took 64, 4 blocks; 6 blocks would spill). Queue b's
  * cursor is cursors[b * cstride]: 1, or WS_CTL_CURSOR_STRIDE for K <= 7
- * with WS_CUDA_GATHER_CURSORS=padded (one line per cursor). */
+ * with WS_CUDA_GATHER_CURSORS=padded (one line per cursor); the K > 7 form
+ * takes 1 as a constant (a run-time stride there cost it an 8-byte spill
+ * at 48 registers, ptxas -v). */
 template <int BITS>
 __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
     ws_gather_all_smem_kernel(const uint32_t *tokens, ws_dyn scan_, uint32_t K,
@@ -678,6 +680,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
   extern __shared__ uint32_t ws_sh[];
   __shared__ uint32_t wsum[WS_NWARPS + 1];
   const uint32_t scan = ws_dyn_get(scan_);
+  const uint32_t cs = BITS ? cstride : 1u;
   uint32_t *base = ws_sh; /* [K]: start of queue b + 1 in the list */
   /* [K] each: a tile's count, then its start (BITS == 0: one array). Two
    * pointers picked by the tile's parity, not an array of two indexed by
@@ -701,7 +704,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
     __syncthreads();
     for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK) {
       if (h[b])
-        h[b] = base[b] + atomicAdd(&cursors[b * cstride], h[b]);
+        h[b] = base[b] + atomicAdd(&cursors[b * cs], h[b]);
       if (BITS)
         other[b] = 0;
     }
@@ -729,7 +732,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK, 5)
   }
   if (ws_last_block(ticket)) {
     for (uint32_t b = threadIdx.x; b < K; b += WS_CUDA_BLOCK)
-      cursors[b * cstride] = 0;
+      cursors[b * cs] = 0;
     if (threadIdx.x == 0)
       *ticket = 0;
   }
