@@ -987,43 +987,50 @@ typedef struct ws_compact_params {
   uint32_t field_width[WS_MAX_FRAME_FIELDS];
 } ws_compact_params;
 
-/* Copies `bytes` bytes in units of `width` (a power of two <= 16 that
- * divides `bytes` and both addresses). */
-__device__ static inline void ws_copy(unsigned char *dst, const unsigned char *src, uint32_t bytes,
-                                      uint32_t width) {
+/* Copies one unit of `width` bytes (a power of two <= 16 that divides both
+ * addresses; any other width: one byte). */
+__device__ static inline void ws_copy_unit(unsigned char *dst, const unsigned char *src,
+                                           uint32_t width) {
   switch (width) {
   case 16:
-    for (uint32_t k = 0; k < bytes / 16u; ++k)
-      ((uint4 *)dst)[k] = ((const uint4 *)src)[k];
+    *(uint4 *)dst = *(const uint4 *)src;
     break;
   case 8:
-    for (uint32_t k = 0; k < bytes / 8u; ++k)
-      ((unsigned long long *)dst)[k] = ((const unsigned long long *)src)[k];
+    *(unsigned long long *)dst = *(const unsigned long long *)src;
     break;
   case 4:
-    for (uint32_t k = 0; k < bytes / 4u; ++k)
-      ((uint32_t *)dst)[k] = ((const uint32_t *)src)[k];
+    *(uint32_t *)dst = *(const uint32_t *)src;
     break;
   case 2:
-    for (uint32_t k = 0; k < bytes / 2u; ++k)
-      ((uint16_t *)dst)[k] = ((const uint16_t *)src)[k];
+    *(uint16_t *)dst = *(const uint16_t *)src;
     break;
   default:
-    for (uint32_t k = 0; k < bytes; ++k)
-      dst[k] = src[k];
+    *dst = *src;
     break;
   }
 }
 
+/* Copies `bytes` bytes in units of `width` (a power of two <= 16 that
+ * divides `bytes` and both addresses; any other width: byte by byte). */
+__device__ static inline void ws_copy(unsigned char *dst, const unsigned char *src, uint32_t bytes,
+                                      uint32_t width) {
+  const uint32_t w = width == 16u || width == 8u || width == 4u || width == 2u ? width : 1u;
+  for (uint32_t k = 0; k < bytes; k += w)
+    ws_copy_unit(dst + k, src + k, w);
+}
+
 /* Pairs hole p with mover p. Holes and movers are disjoint slots, and the
  * tokens were read by the selections before this launch, so the threads of
- * one pair never race: only the unit-0 thread writes the id and tokens. */
+ * one pair never race: only the unit-0 thread writes the id and tokens.
+ * The parameter block is only read: until session 9 the kernel advanced
+ * p.movers in place, and a kernel that writes to its parameters gets a copy
+ * of the whole block (616 bytes) on every thread's stack, read back from
+ * local memory in the loop (tests/cuda/local_memory.sh now checks). */
 __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_params p) {
   if (ws_guard_off(p.guard))
     return;
   const uint32_t holes = p.ctl[WS_CTL_HOLES], movers = p.ctl[WS_CTL_MOVERS];
-  if (p.movers_at)
-    p.movers += *p.movers_at;
+  const uint32_t *const mover_list = p.movers + (p.movers_at ? *p.movers_at : 0u);
   const uint64_t gid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (holes != movers) {
     /* Precondition broken (live count wrong): move nothing, report. */
@@ -1038,7 +1045,7 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_param
   for (uint64_t u = gid; u < total; u += stride) {
     const uint32_t pair = narrow ? (uint32_t)u / p.units : (uint32_t)(u / p.units);
     const uint32_t unit = narrow ? (uint32_t)u % p.units : (uint32_t)(u % p.units);
-    const uint32_t dst = p.holes[pair], src = p.movers[pair];
+    const uint32_t dst = p.holes[pair], src = mover_list[pair];
     if (unit == 0) {
       p.ids[dst] = p.ids[src];
       p.tokens[dst] = p.tokens[src];
@@ -1046,8 +1053,8 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_param
     }
     if (p.layout == WS_LAYOUT_AOS) {
       const uint64_t off = (uint64_t)unit * p.aos_width;
-      ws_copy(frames + (uint64_t)dst * p.aos_size + off, frames + (uint64_t)src * p.aos_size + off,
-              p.aos_width, p.aos_width);
+      ws_copy_unit(frames + (uint64_t)dst * p.aos_size + off,
+                   frames + (uint64_t)src * p.aos_size + off, p.aos_width);
     } else if (unit < p.field_count) {
       unsigned char *base = frames + p.field_offset[unit];
       const uint32_t sz = p.field_size[unit];
