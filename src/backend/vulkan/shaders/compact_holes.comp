@@ -14,10 +14,10 @@ void main() {
   for (uint64_t tile = ws_queue_tile0(); ws_queue_tile_live(tile, 0u, n); tile += stride) {
     uint s[WS_QUEUE_ITEMS], pos[WS_QUEUE_ITEMS];
     bool hole[WS_QUEUE_ITEMS];
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
       hole[j] = ws_queue_item_at(tile, 0u, n, j, s[j]) && WS_PTR(uint32_t, P.tokens)[s[j]] == 0u;
     ws_queue_append_items(hole, WS_ADDR(uint32_t, P.state, STATE_HOLES), pos);
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
       if (hole[j])
         WS_PTR(uint32_t, P.scratch)[pos[j]] = s[j];
   }

@@ -37,12 +37,12 @@ void main() {
   for (uint64_t tile = ws_queue_tile0(); ws_queue_tile_live(tile, n, scan); tile += stride) {
     uint s[WS_QUEUE_ITEMS], token[WS_QUEUE_ITEMS], k[WS_QUEUE_ITEMS];
     bool live[WS_QUEUE_ITEMS];
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
       token[j] = ws_queue_item_at(tile, n, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
       live[j] = token[j] != 0u;
     }
     ws_queue_append_items(live, WS_ADDR(uint32_t, P.state, STATE_MOVERS), k);
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
       if (live[j])
         ws_move(s[j], token[j], k[j]);
   }

@@ -19,7 +19,7 @@ layout(push_constant, scalar) uniform count_pc {
 
 /* This tile's tokens (~0u past scan: no token). */
 void load_tile(uint64_t tile, uint scan, out uint t[WS_QUEUE_ITEMS]) {
-  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+  [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
     uint s;
     t[j] = ws_queue_item_at(tile, 0u, scan, j, s) ? WS_PTR(uint32_t, P.tokens)[s] : ~0u;
   }
@@ -35,7 +35,7 @@ void main() {
   if (P.queue_count < WS_QUEUE_REG_TOKENS) {
     ws_queue_hist_clear(P.queue_count);
     uint cnt[WS_QUEUE_REG_TOKENS];
-    for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
+    [[unroll]] for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
       cnt[k] = 0u;
     for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
       load_tile(tile, scan, t);
@@ -48,7 +48,7 @@ void main() {
     ws_queue_hist_clear(P.queue_count);
     for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
       load_tile(tile, scan, t);
-      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         ws_queue_hist_add(t[j], t[j] <= P.queue_count);
     }
     barrier();
@@ -56,7 +56,7 @@ void main() {
   } else {
     for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
       load_tile(tile, scan, t);
-      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         ws_queue_global_add(P.counts, t[j], t[j] <= P.queue_count);
     }
   }

@@ -25,10 +25,10 @@ void main() {
   for (uint64_t tile = ws_queue_tile0(); ws_queue_tile_live(tile, 0u, scan); tile += stride) {
     uint s[WS_QUEUE_ITEMS], pos[WS_QUEUE_ITEMS];
     bool hit[WS_QUEUE_ITEMS];
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
       hit[j] = ws_queue_item_at(tile, 0u, scan, j, s[j]) && WS_PTR(uint32_t, P.tokens)[s[j]] == token;
     ws_queue_append_items(hit, P.counter, pos);
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
       if (hit[j])
         WS_PTR(uint32_t, P.slots)[pos[j]] = s[j];
   }

@@ -30,7 +30,7 @@ void main() {
   const uint64_t tile0 = ws_queue_tile0(), stride = ws_queue_tile_stride();
   for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
     uint s[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
-    for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
       t[j] = ws_queue_item_at(tile, 0u, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
       if (t[j] > P.queue_count)
         t[j] = 0u; /* not in any queue */
@@ -41,7 +41,7 @@ void main() {
       if (P.queue_count < WS_QUEUE_REG_TOKENS) {
         ws_queue_hist_rank_items(t, P.queue_count, local);
       } else {
-        for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+        [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
           local[j] = ws_queue_hist_add(t[j], t[j] != 0u);
       }
       barrier();
@@ -57,14 +57,14 @@ void main() {
                   : atomicAdd(WS_PTR(uint32_t, P.offsets)[k], c);
       }
       barrier();
-      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         if (t[j] != 0u)
           WS_PTR(uint32_t, P.slots)[ws_queue_hist[t[j]] + local[j]] = s[j];
       barrier(); /* the next tile's clear: after every read of this one's bases */
     } else {
       /* more tokens than shared memory holds: a subgroup-aggregated
        * atomic per item on offsets, never on the cursors */
-      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+      [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
         const uint pos = ws_queue_global_add(P.offsets, t[j], t[j] != 0u);
         if (t[j] != 0u)
           WS_PTR(uint32_t, P.slots)[pos] = s[j];

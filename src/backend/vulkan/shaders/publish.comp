@@ -29,7 +29,7 @@ void load_tile(uint64_t tile, uint n, uint src, uint slot_base, uint64_t slots,
                out uint t[WS_QUEUE_ITEMS]) {
   uint slot[WS_QUEUE_ITEMS];
   bool have[WS_QUEUE_ITEMS];
-  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+  [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
     uint i;
     have[j] = ws_queue_item_at(tile, 0u, n, j, i);
     slot[j] = 0u;
@@ -39,7 +39,7 @@ void load_tile(uint64_t tile, uint n, uint src, uint slot_base, uint64_t slots,
         atomicAdd(WS_PTR(uint32_t, P.counts)[src], 0u - n);
     }
   }
-  for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+  [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
     t[j] = have[j] ? WS_PTR(uint32_t, P.tokens)[slot[j]] : 0u;
     if (t[j] > P.queue_count)
       t[j] = 0u; /* not in any queue */
@@ -60,7 +60,7 @@ void main() {
   if (P.queue_count < WS_QUEUE_REG_TOKENS) {
     ws_queue_hist_clear(P.queue_count);
     uint cnt[WS_QUEUE_REG_TOKENS];
-    for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
+    [[unroll]] for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
       cnt[k] = 0u;
     for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, n); tile += stride) {
       load_tile(tile, n, src, slot_base, slots, t);
@@ -74,7 +74,7 @@ void main() {
     ws_queue_hist_clear(P.queue_count);
     for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, n); tile += stride) {
       load_tile(tile, n, src, slot_base, slots, t);
-      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         ws_queue_hist_add(t[j], t[j] != 0u);
     }
     barrier();
@@ -82,7 +82,7 @@ void main() {
   } else {
     for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, n); tile += stride) {
       load_tile(tile, n, src, slot_base, slots, t);
-      for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+      [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         ws_queue_global_add(P.counts, t[j], t[j] != 0u);
     }
   }
