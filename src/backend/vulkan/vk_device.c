@@ -134,20 +134,26 @@ static ws_status env_device(ws_device *dev, int *index) {
   return WS_OK;
 }
 
+ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,
+                           const char *on, bool unset, bool *out) {
+  const char *v = getenv(name);
+  *out = unset;
+  if (!v || !v[0])
+    return WS_OK;
+  if (strcmp(v, off) != 0 && strcmp(v, on) != 0)
+    return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s%s='%s' is neither %s nor %s", where, name, v,
+                       off, on);
+  *out = strcmp(v, on) == 0;
+  return WS_OK;
+}
+
 /* WS_VULKAN_SPECIALIZE: 1, unset or empty specializes every coroutine step
  * per continuation (kernel.glsl WS_SPEC_SRC), 0 runs the generic step. On by
  * default on every device: on lavapipe too, K + 1 small pipelines compiled
  * faster than one holding every continuation on a cold shader cache
  * (docs/decisions.md). */
 static ws_status env_specialize(ws_device *dev, bool *on) {
-  const char *v = getenv("WS_VULKAN_SPECIALIZE");
-  *on = true;
-  if (!v || !v[0])
-    return WS_OK;
-  if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-    return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_SPECIALIZE='%s' is neither 0 nor 1", v);
-  *on = v[0] == '1';
-  return WS_OK;
+  return ws_vk_env_switch(dev, "", "WS_VULKAN_SPECIALIZE", "0", "1", true, on);
 }
 
 /* WS_VULKAN_QUEUE_GROUPS: unset or 0, each slot-parallel queue dispatch
@@ -171,15 +177,8 @@ static ws_status env_queue(ws_device *dev) {
                          vk->chunk_groups);
     vk->queue_groups = (uint32_t)n;
   }
-  v = getenv("WS_VULKAN_QUEUE_CURSORS");
-  vk->queue_cursors_padded = false;
-  if (v && v[0] && strcmp(v, "adjacent") != 0) {
-    if (strcmp(v, "padded") != 0)
-      return ws_dev_fail(dev, WS_EINVAL,
-                         "vulkan: WS_VULKAN_QUEUE_CURSORS='%s' is neither adjacent nor padded", v);
-    vk->queue_cursors_padded = true;
-  }
-  return WS_OK;
+  return ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_CURSORS", "adjacent", "padded", false,
+                          &vk->queue_cursors_padded);
 }
 
 static uint64_t env_timeout_ns(void) {

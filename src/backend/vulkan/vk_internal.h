@@ -371,6 +371,11 @@ ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q);
 uint64_t ws_vk_queue_cursors(ws_device *dev);
+/* A two-valued knob in the environment: `unset` when the variable is unset
+ * or empty, false for `off`, true for `on`; any other value fails with
+ * WS_EINVAL and "vulkan: <where>NAME='value' is neither <off> nor <on>". */
+ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,
+                           const char *on, bool unset, bool *out);
 ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q);
 

@@ -167,29 +167,13 @@ static uint32_t env_iterations(void) {
  * indirect access, as before session 8: for comparisons, and for a driver
  * that would mishandle the exact masks). */
 static ws_status env_barriers(ws_device *dev, bool *full) {
-  const char *v = getenv("WS_VULKAN_LOOP_BARRIERS");
-  *full = false;
-  if (!v || !v[0] || strcmp(v, "exact") == 0)
-    return WS_OK;
-  if (strcmp(v, "full") != 0)
-    return ws_dev_fail(dev, WS_EINVAL,
-                       "vulkan: device loop: WS_VULKAN_LOOP_BARRIERS='%s' is neither exact nor full",
-                       v);
-  *full = true;
-  return WS_OK;
+  return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_BARRIERS", "exact", "full", false,
+                          full);
 }
 
 /* WS_VULKAN_LOOP_TIMESTAMPS: 0 (the default) or 1 (per-phase timestamps). */
 static ws_status env_timestamps(ws_device *dev, bool *on) {
-  const char *v = getenv("WS_VULKAN_LOOP_TIMESTAMPS");
-  *on = false;
-  if (!v || !v[0] || strcmp(v, "0") == 0)
-    return WS_OK;
-  if (strcmp(v, "1") != 0)
-    return ws_dev_fail(dev, WS_EINVAL,
-                       "vulkan: device loop: WS_VULKAN_LOOP_TIMESTAMPS='%s' is neither 0 nor 1", v);
-  *on = true;
-  return WS_OK;
+  return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_TIMESTAMPS", "0", "1", false, on);
 }
 
 static uint64_t groups_of(uint64_t n, uint32_t b) { return (n + b - 1u) / b; }
