@@ -20,6 +20,12 @@
  * WS_QUEUE_ITEMS, which must be the same number (a shader given fewer
  * invocations than ceil(n / WS_QUEUE_ITEMS) would skip slots). */
 #define WS_VK_QUEUE_ITEMS 8u
+/* Tiles a workgroup walks at most under WS_VULKAN_QUEUE_GROUPS (queue.glsl
+ * WS_QUEUE_TILES_MAX): a small cap over many slots gets more workgroups
+ * instead, which keeps every invocation's loop passes well below lavapipe's
+ * silent limit of about 65,535 iterations (docs/vulkan.md; a precaution:
+ * 1,465 tiles per workgroup passed there). */
+#define WS_VK_QUEUE_TILES_MAX 256u
 
 static ws_status dispatch(ws_device *dev, ws_vk_queue_shader s, const void *push, uint32_t size,
                           uint32_t n, const char *what) {
@@ -29,13 +35,20 @@ static ws_status dispatch(ws_device *dev, ws_vk_queue_shader s, const void *push
 
 /* A slot-parallel shader over n slots (or launch indices): one invocation
  * per WS_VK_QUEUE_ITEMS of them, or at most queue_groups workgroups
- * (WS_VULKAN_QUEUE_GROUPS), which then walk the tiles (shaders/queue.glsl). */
+ * (WS_VULKAN_QUEUE_GROUPS), which then walk the tiles (shaders/queue.glsl),
+ * at most WS_VK_QUEUE_TILES_MAX each. */
 static ws_status dispatch_items(ws_device *dev, ws_vk_queue_shader s, const void *push,
                                 uint32_t size, uint32_t n, const char *what) {
   ws_vk_impl *vk = ws_vk_of(dev);
-  uint32_t invocations = n / WS_VK_QUEUE_ITEMS + (n % WS_VK_QUEUE_ITEMS != 0u);
-  if (vk->queue_groups && (uint64_t)invocations > (uint64_t)vk->queue_groups * vk->queue_block)
-    invocations = vk->queue_groups * vk->queue_block;
+  const uint32_t invocations = n / WS_VK_QUEUE_ITEMS + (n % WS_VK_QUEUE_ITEMS != 0u);
+  const uint32_t tiles = invocations / vk->queue_block + (invocations % vk->queue_block != 0u);
+  if (vk->queue_groups) {
+    uint32_t groups = tiles / WS_VK_QUEUE_TILES_MAX + (tiles % WS_VK_QUEUE_TILES_MAX != 0u);
+    if (groups < vk->queue_groups)
+      groups = vk->queue_groups;
+    if (groups < tiles)
+      return dispatch(dev, s, push, size, groups * vk->queue_block, what);
+  }
   return dispatch(dev, s, push, size, invocations, what);
 }
 

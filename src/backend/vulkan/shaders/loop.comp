@@ -61,10 +61,13 @@ uint groups(uint n, uint b) { return n / b + (n % b != 0u ? 1u : 0u); }
 
 /* A slot-parallel queue shader's groups over n slots: one per tile of
  * queue_block * WS_QUEUE_ITEMS (queue.glsl), or at most queue_groups, whose
- * groups then walk the tiles. */
+ * groups then walk the tiles, at most WS_QUEUE_TILES_MAX each (vk_queue.c
+ * dispatch_items, the host's same rule). */
 uint queue_groups(uint n) {
-  const uint g = groups(n, P.queue_block * WS_QUEUE_ITEMS);
-  return P.queue_groups != 0u ? min(g, P.queue_groups) : g;
+  const uint tiles = groups(n, P.queue_block * WS_QUEUE_ITEMS);
+  if (P.queue_groups == 0u)
+    return tiles;
+  return min(tiles, max(P.queue_groups, groups(tiles, WS_QUEUE_TILES_MAX)));
 }
 
 void set_cmd(uint c, uint x) {
