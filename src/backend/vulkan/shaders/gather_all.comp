@@ -25,16 +25,27 @@ layout(push_constant, scalar) uniform gather_all_pc {
   layout(offset = 40) uint64_t cursors; /* 0, or WS_QUEUE_CURSOR_STRIDE words apart */
 } P;
 
+/* Tile `tile`'s slots and their tokens (0: past scan, or in no queue). */
+void load_tile(uint64_t tile, uint scan, out uint s[WS_QUEUE_ITEMS], out uint t[WS_QUEUE_ITEMS]) {
+  [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
+    t[j] = ws_queue_item_at(tile, 0u, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
+    if (t[j] > P.queue_count)
+      t[j] = 0u; /* not in any queue */
+  }
+}
+
 void main() {
   const uint scan = P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_OBS_SCAN) : P.scan;
-  const uint64_t tile0 = ws_queue_tile0(), stride = ws_queue_tile_stride();
-  for (uint64_t tile = tile0; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
-    uint s[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
-    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
-      t[j] = ws_queue_item_at(tile, 0u, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
-      if (t[j] > P.queue_count)
-        t[j] = 0u; /* not in any queue */
-    }
+  const uint64_t stride = ws_queue_tile_stride();
+  uint s[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
+  uint64_t tile = ws_queue_tile0();
+  load_tile(tile, scan, s, t);
+  for (; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
+    /* a workgroup walking tiles loads the next one's tokens first, so that
+     * they are in flight during this tile's ranks, reservations and
+     * stores (the CUDA sorted gather does the same) */
+    uint sn[WS_QUEUE_ITEMS], tn[WS_QUEUE_ITEMS];
+    load_tile(tile + stride, scan, sn, tn);
     if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
       ws_queue_hist_clear(P.queue_count);
       uint local[WS_QUEUE_ITEMS];
@@ -70,5 +81,7 @@ void main() {
           WS_PTR(uint32_t, P.slots)[pos] = s[j];
       }
     }
+    s = sn;
+    t = tn;
   }
 }
