@@ -60,6 +60,16 @@ static int agree(int failed, const char *step) {
 #endif
 }
 
+/* The library's messages (it never prints): why the device could not be
+ * opened, and measuring aids such as the Vulkan device loop's per-phase
+ * timestamps (WS_VULKAN_LOOP_TIMESTAMPS=1). On stderr: stdout may carry the
+ * image (--output -). */
+static void log_message(void *user, ws_log_level level, const char *message) {
+  (void)user;
+  fprintf(stderr, "%s: %s%s\n", prog,
+          level == WS_LOG_ERROR ? "" : level == WS_LOG_WARNING ? "warning: " : "", message);
+}
+
 /* the exit status, after MPI_Finalize in the MPI build */
 static int finish(int rc) {
 #ifdef PT_MPI
@@ -478,6 +488,7 @@ int main(int argc, char **argv) {
   ws_device_config dc;
   memset(&dc, 0, sizeof dc);
   dc.device_index = -1;
+  dc.log = log_message;
   const char *json = NULL, *csv = NULL;
   output outs[MAX_OUTPUTS];
   int nout = 0, no_output = 0;

@@ -44,7 +44,9 @@
  * (the secondary buffer executed ceil(interval / T) times in one
  * submission, at most WS_VK_LOOP_REPEATS_MAX times: a longer interval
  * synchronizes every 8 T iterations). docs/decisions.md has the reasons
- * for 32.
+ * for 32. With WS_VULKAN_LOOP_TIMESTAMPS=1 each recorded iteration also
+ * writes a timestamp at its start and after each phase (stamp), and the
+ * buffer runs once per submission.
  *
  * Not supported (loop_create answers WS_ECONFIG_LOOP, and the scheduler
  * runs the host loop unless the device loop was asked for): the tail (GLSL
