@@ -81,6 +81,12 @@ typedef struct ws_vk_features {
   bool int16, int8, float64, float16, storage16, storage8, int64_atomics, memory_model;
 } ws_vk_features;
 
+/* Slots per invocation of the slot-parallel queue shaders: queue.glsl's
+ * WS_QUEUE_ITEMS, which must be the same number (a dispatch of fewer than
+ * ceil(n / WS_QUEUE_ITEMS) invocations that does not walk tiles would skip
+ * slots). */
+#define WS_VK_QUEUE_ITEMS 8u
+
 /* Words of the backend's own device buffer `state`. */
 enum {
   WS_VK_STATE_HOLES = 0,  /* compaction: free slots found below the live count */

@@ -438,10 +438,12 @@ static const char *unsupported(ws_device *dev, const ws_loop_desc *d, char *why,
              d->R, (unsigned long long)groups_of(d->R, d->block), d->block, max_x);
     return why;
   }
-  if (groups_of(d->R, vk->queue_block) > max_x) {
+  /* the queue shaders' commands: one workgroup per tile (loop.comp) */
+  const uint64_t tiles = groups_of(d->R, vk->queue_block * WS_VK_QUEUE_ITEMS);
+  if (tiles > max_x) {
     snprintf(why, size, "%u resident frames need %llu workgroups of %u in one indirect dispatch, "
              "the device allows %u",
-             d->R, (unsigned long long)groups_of(d->R, vk->queue_block), vk->queue_block, max_x);
+             d->R, (unsigned long long)tiles, vk->queue_block, max_x);
     return why;
   }
   for (uint32_t i = 0; i < d->stage_count; ++i) {

@@ -16,10 +16,6 @@
 /* The push-constant structs are in vk_internal.h (the device loop records
  * the same shaders). */
 
-/* Slots per invocation of the slot-parallel queue shaders: queue.glsl's
- * WS_QUEUE_ITEMS, which must be the same number (a shader given fewer
- * invocations than ceil(n / WS_QUEUE_ITEMS) would skip slots). */
-#define WS_VK_QUEUE_ITEMS 8u
 /* Tiles a workgroup walks at most under WS_VULKAN_QUEUE_GROUPS (queue.glsl
  * WS_QUEUE_TILES_MAX): a small cap over many slots gets more workgroups
  * instead, which keeps every invocation's loop passes well below lavapipe's
