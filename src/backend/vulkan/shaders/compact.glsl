@@ -33,14 +33,32 @@ const uint STATE_ERR_COMPACT = 1u;
 uint ws_compact_n() { return P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_COMPACT_N) : P.n; }
 uint ws_compact_scan() { return P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_COMPACT_SCAN) : P.scan; }
 
-/* Copies len bytes from src to dst. Whole aligned words when possible (every
- * frame type whose size and address are multiples of 4); otherwise byte by
- * byte inside 32-bit words with atomics, because the neighbouring bytes of a
- * word may belong to another slot that another invocation writes at the same
- * time (a uint16_t SoA array, a 6-byte AoS record). Sources are slots >= n
- * and destinations slots < n, so no byte is both read and written. */
+/* 16-byte units of frame storage (ws_copy_bytes) */
+layout(buffer_reference, scalar, buffer_reference_align = 16) buffer ws_compact_u128 {
+  uvec4 v[];
+};
+
+/* Copies len bytes from src to dst. In the widest unit of 16, 8 or 4 bytes
+ * that divides the size and both addresses, as the CUDA move kernel does
+ * (a 16-byte AoS record: one load and one store, not four of each; session
+ * 9, not measured); otherwise byte by byte inside 32-bit words with
+ * atomics, because the neighbouring bytes of a word may belong to another
+ * slot that another invocation writes at the same time (a uint16_t SoA
+ * array, a 6-byte AoS record). Sources are slots >= n and destinations
+ * slots < n, so no byte is both read and written. */
 void ws_copy_bytes(uint64_t dst, uint64_t src, uint len) {
-  if (((uint(dst) | uint(src) | len) & 3u) == 0u) {
+  const uint align = uint(dst) | uint(src) | len;
+  if ((align & 15u) == 0u) {
+    for (uint k = 0u; k < len / 16u; ++k)
+      ws_compact_u128(dst).v[k] = ws_compact_u128(src).v[k];
+    return;
+  }
+  if ((align & 7u) == 0u) {
+    for (uint k = 0u; k < len / 8u; ++k)
+      WS_PTR(uint64_t, dst)[k] = WS_PTR(uint64_t, src)[k];
+    return;
+  }
+  if ((align & 3u) == 0u) {
     for (uint k = 0u; k < len / 4u; ++k)
       WS_PTR(uint32_t, dst)[k] = WS_PTR(uint32_t, src)[k];
     return;
