@@ -326,6 +326,32 @@ uint ws_atomic_add_u32_agg(uint64_t addr, uint v) {
   return subgroupBroadcastFirst(base) + below;
 }
 int ws_atomic_add_i32_agg(uint64_t addr, int v) { return int(ws_atomic_add_u32_agg(addr, uint(v))); }
+
+/* Fused accounting's count updates for one frame (kernel.h ws_fused_count_,
+ * internal): counts[src] -= 1 unless src is 0, counts[next] += 1 unless
+ * next is WS_TERMINATE, with one atomic per distinct word per subgroup.
+ * src is the launch's, the same in the whole subgroup; next differs across
+ * a divergent step's invocations, where ws_atomic_add_u32_agg would fall
+ * back to one atomic per frame on the K + 1 count words (one sector), so
+ * each pass of the loop here combines the invocations that share the first
+ * active invocation's next (queue.glsl's ws_queue_global_add loop) and adds
+ * their number once. Only totals matter and no old value is returned: the
+ * loop's ranked form is what lavapipe got wrong (above), its totals never
+ * were (session 9; not measured on a GPU). */
+void ws_fused_count_(uint64_t counts, uint src, uint next) {
+  if (src != 0u)
+    ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, src), 0xffffffffu);
+  if (next != WS_TERMINATE) {
+    for (;;) {
+      if (next == subgroupBroadcastFirst(next)) {
+        const uint peers = subgroupBallotBitCount(subgroupBallot(true));
+        if (subgroupElect())
+          atomicAdd(ws_ref_uint32_t(WS_ADDR(uint32_t, counts, next)).v, peers);
+        break;
+      }
+    }
+  }
+}
 uint ws_atomic_exch_u32(uint64_t addr, uint v) { return atomicExchange(ws_ref_uint32_t(addr).v, v); }
 uint ws_atomic_cas_u32(uint64_t addr, uint expect, uint v) {
   return atomicCompSwap(ws_ref_uint32_t(addr).v, expect, v);
@@ -518,13 +544,8 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
     if (next != WS_TERMINATE)                                                              \
       tframe##_ws_store(f, WS_LAUNCH.frames, WS_LAUNCH.field_offsets, WS_LAUNCH.layout_, slot); \
     WS_PTR(uint32_t, WS_LAUNCH.tokens)[slot] = next;                                       \
-    if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u) {                                       \
-      /* one atomic per distinct queue per subgroup (kernel.h ws_fused_count_) */          \
-      if (src != 0u)                                                                       \
-        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, src), 0xffffffffu);                \
-      if (next != WS_TERMINATE)                                                            \
-        ws_atomic_add_u32_agg(WS_ADDR(uint32_t, counts, next), 1u);                        \
-    }                                                                                      \
+    if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u)                                         \
+      ws_fused_count_(counts, src, next); /* one atomic per distinct queue per subgroup */ \
   }                                                                                        \
   /* one call of co_ws_run, outside any loop, in both modes: drivers       \
    * inline it, so the shader stays the host-driven step plus a few loads   \
