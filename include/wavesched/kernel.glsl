@@ -313,7 +313,12 @@ uint ws_atomic_max_u32(uint64_t addr, uint v) { return atomicMax(ws_ref_uint32_t
  * combined them per word (by subgroup arithmetic, and by ballots) returned
  * overlapping old values on lavapipe once a subgroup held several words,
  * while totals stayed right (tests/core/test_atomics.c, core_atomics_vulkan;
- * docs/decisions.md). */
+ * docs/decisions.md). A form that read the peers' values by broadcast
+ * passed that test in session 9 but was taken out again: its loops spend
+ * lavapipe's per-invocation loop budget, and a megakernel item calling it
+ * in each of 1,000 continuations stopped early without a word
+ * (bad_input_vulkan, test_endless_item); a primitive that user code calls
+ * in its own loops must not loop. */
 uint ws_atomic_add_u32_agg(uint64_t addr, uint v) {
   const uvec2 a = unpackUint2x32(addr);
   if (!subgroupAllEqual(a.x) || !subgroupAllEqual(a.y))

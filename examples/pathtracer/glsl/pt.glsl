@@ -837,9 +837,12 @@ void pt_keys(pt_args a, uint id, out uint pixel, out uint sample_) {
   sample_ = a.sample_base + id % a.batch_spp;
 }
 
+/* Outcome counters: invocations of a subgroup that count the same outcome
+ * combine into one atomic (a handful of words take every invocation's
+ * count), as the C form does. */
 void pt_count(pt_args a, uint which) {
   if (a.counters != 0ul)
-    ws_atomic_add_u32(WS_ADDR(uint32_t, a.counters, which), 1u);
+    ws_atomic_add_u32_agg(WS_ADDR(uint32_t, a.counters, which), 1u);
 }
 
 /* ======================================================================
