@@ -43,6 +43,10 @@ const uint WS_QUEUE_CURSOR_STRIDE = 32u;
  * barriers. */
 const uint WS_QUEUE_ITEMS = 8u;
 
+/* The most tiles one workgroup walks (vk_queue.c WS_VK_QUEUE_TILES_MAX): a
+ * dispatch capped below tiles / WS_QUEUE_TILES_MAX groups gets that many. */
+const uint WS_QUEUE_TILES_MAX = 256u;
+
 /* Tiles: tile t holds the B * WS_QUEUE_ITEMS indices from
  * first + t * B * WS_QUEUE_ITEMS. A dispatch of one workgroup per tile (the
  * default: the host's chunks of WS_CHUNK_GROUPS groups, the device loop's
@@ -55,10 +59,6 @@ const uint WS_QUEUE_ITEMS = 8u;
  * dispatch, or a device loop command sized one group per tile or larger,
  * and must not walk into the next chunk's tiles. Tile numbers are 64-bit:
  * the stride of a per-tile dispatch is past every tile. */
-/* The most tiles one workgroup walks (vk_queue.c WS_VK_QUEUE_TILES_MAX): a
- * dispatch capped below tiles / WS_QUEUE_TILES_MAX groups gets that many. */
-const uint WS_QUEUE_TILES_MAX = 256u;
-
 uint64_t ws_queue_tile0() {
   return uint64_t(gl_WorkGroupID.z) * uint64_t(WS_CHUNK_GROUPS) + uint64_t(gl_WorkGroupID.x);
 }
