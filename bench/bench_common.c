@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+extern char **environ; /* POSIX */
+
 /* ------------------------------------------------------------ arguments */
 
 bool bench_parse_u32(const char *value, void *dst) {
@@ -181,6 +183,18 @@ ws_device *bench_open_device(const bench_opts *o, const ws_module_set *modules) 
   const char *load = bench_loadavg();
   if (*load)
     printf("%s: host load average %s\n", o->prog, load);
+  /* the library's knobs in effect (WS_*): an A/B run's output says which
+   * side it is */
+  int knobs = 0;
+  for (char **e = environ; e && *e; ++e) {
+    if (strncmp(*e, "WS_", 3) != 0)
+      continue;
+    if (!knobs++)
+      printf("%s: environment:", o->prog);
+    printf(" %s", *e);
+  }
+  if (knobs)
+    printf("\n");
   const char *vq = getenv("WS_VERIFY_QUEUES");
   if (vq && *vq && strcmp(vq, "0") != 0)
     printf("%s: WARNING: WS_VERIFY_QUEUES=%s is set: every iteration verifies, times are not "
