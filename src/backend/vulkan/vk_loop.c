@@ -106,7 +106,7 @@ typedef struct loop_push {
   uint64_t state;
   uint64_t dyn;
   uint64_t slots;
-  uint32_t mode; /* 0 decide, 1 prime */
+  uint32_t mode; /* 0 decide, 1 prime, 2 decide and count for the timestamps */
   uint32_t K;
   uint32_t stages;
   uint32_t block;
@@ -601,6 +601,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
     st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &l->cmd);
   }
   if (st == WS_OK && stamps) {
+    l->push.mode = 2u; /* the decide shader counts the iterations that ran */
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                 .queryCount = l->iterations * STAMPS_PER_ITERATION};

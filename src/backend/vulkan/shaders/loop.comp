@@ -4,7 +4,9 @@
  *
  * mode 1 (prime), once at the start of each submission: the halt word
  * from the state's status, and the first iteration's observation grid.
- * mode 0 (decide), once per recorded iteration: unless halted, the device
+ * mode 0 (decide), once per recorded iteration (mode 2: the same, and it
+ * counts the iterations that decided for WS_VULKAN_LOOP_TIMESTAMPS in
+ * WS_DL_RAN, which the prime zeroed): unless halted, the device
  * side observation of the auxiliary works and the decisions of decide.glsl
  * (the twin of decide.h) on the state, then the indirect dispatch commands
  * of this iteration's launches (0 groups for every launch the plan does not
@@ -104,9 +106,10 @@ void main() {
   clear_cmds();
   if (w.v[WS_DL_HALT] != 0u)
     return;
-  /* iterations before the halt: the ones whose timestamps vk_loop.c counts
-   * (WS_VULKAN_LOOP_TIMESTAMPS) */
-  w.v[WS_DL_RAN] += 1u;
+  /* iterations before the halt: the ones whose timestamps vk_loop.c adds
+   * up (WS_VULKAN_LOOP_TIMESTAMPS); no store in the loop's usual path */
+  if (P.mode == 2u)
+    w.v[WS_DL_RAN] += 1u;
   if (P.holes != 0ul) {
     WS_PTR(uint32_t, P.holes)[0] = 0u;
     WS_PTR(uint32_t, P.holes)[1] = 0u;
