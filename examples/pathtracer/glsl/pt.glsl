@@ -837,9 +837,10 @@ void pt_keys(pt_args a, uint id, out uint pixel, out uint sample_) {
   sample_ = a.sample_base + id % a.batch_spp;
 }
 
-/* Outcome counters: invocations of a subgroup that count the same outcome
- * combine into one atomic (a handful of words take every invocation's
- * count), as the C form does. */
+/* Outcome counters (a handful of words that every invocation counts into):
+ * one atomic for a subgroup whose invocations all count the same outcome,
+ * a plain atomic per invocation when they count several (kernel.glsl's
+ * ws_atomic_add_u32_agg; the C form aggregates per distinct word). */
 void pt_count(pt_args a, uint which) {
   if (a.counters != 0ul)
     ws_atomic_add_u32_agg(WS_ADDR(uint32_t, a.counters, which), 1u);
