@@ -106,6 +106,7 @@ bool ws_invocation_index(out uint i) {
 #define WS_LAYOUT_AOS 0u
 #define WS_LAYOUT_SOA 1u
 #define WS_LAUNCH_FUSED 1u
+#define WS_LAUNCH_SCAN 4u
 #define WS_TERMINATE 0u
 
 #define WS_LAUNCH_BLOCK_                                                                   \
@@ -554,12 +555,29 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
     if ((WS_LAUNCH.flags & WS_LAUNCH_FUSED) != 0u)                                         \
       ws_fused_count_(counts, src, next); /* one atomic per distinct queue per subgroup */ \
   }                                                                                        \
-  /* one call of co_ws_run, outside any loop, in both modes: drivers       \
+  /* Scan mode (WS_LAUNCH_SCAN on the host loop's launch; a plan whose          \
+   * use_slots is 2 in the device loop): the launch is one invocation per slot    \
+   * below the scan bound, and each workgroup first lists its own slots whose    \
+   * token is src in shared memory, so that its first invocations run them       \
+   * together (kernel.h's CUDA scan does the same per block). Each slot is read  \
+   * by exactly one invocation before any frame of the workgroup runs, and       \
+   * workgroups own disjoint slots, so a frame that suspends to src again is     \
+   * not run twice. A resume adds the frames it ran to counts[K + 3], which the  \
+   * decisions check against the count they trusted. The device loop's refill    \
+   * (src 0, loop.comp) scans for free slots (token 0) and hands out count       \
+   * tickets from counts[K + 4], zeroed by the decide shader: ticket t runs      \
+   * item first_id + t in the slot that drew it, and free slots past the         \
+   * count stay free. */                                                         \
+  shared uint co##_ws_scan_slot_[gl_WorkGroupSize.x];                                      \
+  shared uint co##_ws_scan_found_;                                                         \
+  shared uint co##_ws_scan_ticket_;                                                        \
+  /* one call of co_ws_run, outside any loop, in every mode: drivers         \
    * inline it, so the shader stays the host-driven step plus a few loads   \
    * (a second inlined copy of a large coroutine costs compile time) */     \
   void main() {                                                                            \
     uint i, n, base = 0u, slot_base, first;                                                \
     uint64_t slots;                                                                        \
+    bool scan, real = true;                                                                \
     const uint src = co##_ws_src();                                                        \
     if (WS_LAUNCH.plan != 0ul) {                                                           \
       ws_launch_plan_ref pl = ws_launch_plan_ref(WS_LAUNCH.plan);                          \
@@ -578,18 +596,51 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
       slots = listed ? WS_LAUNCH.slots : 0ul;                                              \
       slot_base = pl.slot_base;                                                            \
       first = pl.first_id;                                                                 \
+      scan = n != 0u && pl.action != WS_PLAN_RESUME_ALL && pl.use_slots == 2u;             \
       i = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x;                  \
     } else {                                                                               \
-      if (!ws_invocation_index(i))                                                         \
+      scan = (WS_LAUNCH.flags & WS_LAUNCH_SCAN) != 0u;                                     \
+      /* a scanning workgroup's surplus invocations still reach its barriers */            \
+      real = ws_invocation_index(i);                                                       \
+      if (!real && !scan)                                                                  \
         return;                                                                            \
       n = WS_LAUNCH.count;                                                                 \
       slots = WS_LAUNCH.slots;                                                             \
       slot_base = WS_LAUNCH.slot_base;                                                     \
       first = WS_LAUNCH.first_id;                                                          \
     }                                                                                      \
-    if (i < n)                                                                             \
-      co##_ws_run(src, slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i,   \
-                  first + i);                                                              \
+    bool run;                                                                              \
+    uint slot = 0u, id = 0u;                                                               \
+    if (scan) { /* uniform: every invocation of the launch takes this branch */            \
+      const uint lane = gl_LocalInvocationID.x;                                            \
+      if (lane == 0u)                                                                      \
+        co##_ws_scan_found_ = 0u;                                                          \
+      barrier();                                                                           \
+      if (real && i < slot_base && WS_PTR(uint32_t, WS_LAUNCH.tokens)[i] == src)           \
+        co##_ws_scan_slot_[atomicAdd(co##_ws_scan_found_, 1u)] = i;                        \
+      barrier();                                                                           \
+      const uint found = co##_ws_scan_found_;                                              \
+      const uint K = WS_LAUNCH.continuation_count;                                         \
+      if (lane == 0u && found != 0u)                                                       \
+        co##_ws_scan_ticket_ =                                                             \
+            atomicAdd(ws_ref_uint32_t(WS_ADDR(uint32_t, WS_LAUNCH.counts,                   \
+                                              src == 0u ? K + 4u : K + 3u)).v, found);     \
+      barrier();                                                                           \
+      const uint ticket = co##_ws_scan_ticket_ + lane;                                     \
+      run = lane < found && (src != 0u || ticket < n);                                     \
+      if (run) {                                                                           \
+        slot = co##_ws_scan_slot_[lane];                                                   \
+        id = first + ticket;                                                               \
+      }                                                                                    \
+    } else {                                                                               \
+      run = i < n;                                                                         \
+      if (run) {                                                                           \
+        slot = slots != 0ul ? WS_PTR(uint32_t, slots)[base + i] : slot_base + i;           \
+        id = first + i;                                                                    \
+      }                                                                                    \
+    }                                                                                      \
+    if (run)                                                                               \
+      co##_ws_run(src, slot, id);                                                          \
   }
 
 /* Megakernel: item first_id + i runs the entry, then its own continuations

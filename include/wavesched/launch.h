@@ -37,8 +37,9 @@ enum ws_layout_value {
  * slot_base (the scan bound) whose token is the continuation runs; slots
  * is then scratch of capacity entries (a stepped continuation's CUDA launch
  * keeps the frames it finds there, kernel.h). Only for a continuation
- * (src >= 1) whose whole queue runs; kernel.h's CPU and CUDA steps implement
- * it (one kernel fewer per iteration than gather + step). */
+ * (src >= 1) whose whole queue runs; kernel.h's CPU and CUDA steps and
+ * kernel.glsl's step implement it (one kernel fewer per iteration than
+ * gather + step). */
 #define WS_LAUNCH_SCAN 4u
 
 /** Launch record of a coroutine kernel (one continuation over `count` frames,
@@ -54,7 +55,7 @@ enum ws_layout_value {
  *    number of invalid transitions seen, [K+2] the items the megakernel or
  *    the tail stopped at `limit` (errors the host reports), [K+3] the frames scan-mode
  *    launches ran, a running total the loop checks against the counts it
- *    trusted.
+ *    trusted, [K+4] the tickets of a scanning refill (Vulkan device loop).
  */
 typedef struct ws_launch {
   uint64_t args;               /**< device address of the user's argument struct */
@@ -116,8 +117,12 @@ typedef struct ws_launch_plan {
 #define WS_COUNTS_LIMIT(K) ((K) + 2u)
 /** Index in counts[] of the running total of frames scan-mode launches ran. */
 #define WS_COUNTS_SCANNED(K) ((K) + 3u)
+/** Index in counts[] of the Vulkan device loop's refill tickets: the new
+ * items a scanning refill handed out this iteration (kernel.glsl, zeroed by
+ * the decide shader before each such refill). */
+#define WS_COUNTS_TICKETS(K) ((K) + 4u)
 /** Words of counts[] for K continuations. */
-#define WS_COUNTS_WORDS(K) ((K) + 4u)
+#define WS_COUNTS_WORDS(K) ((K) + 5u)
 
 #if !defined(__cplusplus)
 _Static_assert(sizeof(ws_launch) == 104, "ws_launch layout is shared with kernel.glsl");

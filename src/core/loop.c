@@ -328,11 +328,11 @@ void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
              (s->cfg.accounting == WS_ACCOUNTING_INCREMENTAL ? WS_DEC_PUBLISH : 0u) |
              (s->verify_on ? WS_DEC_VERIFY : 0u) |
              (s->cfg.refill_align_count ? WS_DEC_ALIGN : 0u);
-  /* Launches that select their own frames (kernel.h's CPU and CUDA steps;
-   * not GLSL): fused accounting keeps the counts, whole queues run (no
+  /* Launches that select their own frames (kernel.h's CPU and CUDA steps,
+   * kernel.glsl's): fused accounting keeps the counts, whole queues run (no
    * partial admission), and verification keeps its gather to count. */
   if (s->cfg.accounting == WS_ACCOUNTING_FUSED && !s->verify_on && !s->cfg.partial_admission &&
-      s->entry->launch_dev)
+      (s->entry->launch_dev || s->entry->spirv))
     d->flags |= WS_DEC_SCAN;
   d->high = s->cfg.compaction ? 0 : d->A;
   uint32_t *rb = (uint32_t *)ws_readback_data(s->rb);

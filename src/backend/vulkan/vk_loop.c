@@ -17,7 +17,8 @@
  *     [append storages] each one's compaction over the range the decision
  *            chose (issue 18; compact_holes, compact_move)
  *     [compaction]   holes, movers
- *     gather (with the movers, under compaction: never both in one plan)
+ *     gather (with the movers, under compaction: never both in one plan;
+ *            none in scan mode, whose launches find their own frames)
  *     the steps of continuations 0..K and the auxiliary stage kernels
  *     [incremental]  publish
  *
@@ -51,7 +52,7 @@
  * Not supported (loop_create answers WS_ECONFIG_LOOP, and the scheduler
  * runs the host loop unless the device loop was asked for): the tail (GLSL
  * modules have no tail shader; ws_loop_init_state never enables it here),
- * scan mode (likewise), a module without step SPIR-V, and grids the
+ * a module without step SPIR-V, and grids the
  * device's maxComputeWorkGroupCount cannot hold in one indirect dispatch.
  */
 #include "../../core/alloc.h"
@@ -326,6 +327,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                 q->layout,  q->frame_size,   q->field_count, 0,
                                 dyn};
   const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
+  const bool scan = (d->flags & WS_DEC_SCAN) != 0;
   const bool publishes = (d->flags & WS_DEC_PUBLISH) != 0;
   /* the iteration's last barrier: the next one may begin with a fill */
   const unsigned last = d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY) ? BAR_TRANSFER : BAR_COMPUTE;
@@ -390,8 +392,12 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     } else {
       stamp(&r, t, 1 + STAMP_HOLES); /* the append storages' compactions, if any */
     }
-    indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
-    loop_barrier(&r, BAR_COMPUTE);
+    /* Scan mode has no gather: its launches find their frames (loop.comp),
+     * so the steps follow the decision's barrier, or the movers' */
+    if (!scan)
+      indirect(&r, vk->queue_pipelines[WS_VK_QS_GATHER], &gather, sizeof gather, CMD_GATHER);
+    if (!scan || compaction)
+      loop_barrier(&r, BAR_COMPUTE);
     stamp(&r, t, 1 + STAMP_MOVE);
     /* One dispatch per continuation, src a push constant (and the
      * pipeline's specialization, when on): one dispatch under the greedy
@@ -428,8 +434,8 @@ static const char *unsupported(ws_device *dev, const ws_loop_desc *d, char *why,
     snprintf(why, size, "coroutine '%s' has no step SPIR-V", d->entry->name);
     return why;
   }
-  if (d->flags & (WS_DEC_TAIL | WS_DEC_SCAN)) {
-    snprintf(why, size, "GLSL modules have no tail and no scan-mode step");
+  if (d->flags & WS_DEC_TAIL) {
+    snprintf(why, size, "GLSL modules have no tail");
     return why;
   }
   if (groups_of(d->R, d->block) > max_x) {

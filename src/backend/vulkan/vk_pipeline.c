@@ -247,6 +247,15 @@ ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launc
     ws_launch l;
     memcpy(&l, args, sizeof l);
     st = ws_vk_step_pipeline(dev, entry, block, l.src, l.continuation_count, &p);
+    /* scan mode: one invocation per slot below the scan bound (kernel.glsl) */
+    if (st == WS_OK && (l.flags & WS_LAUNCH_SCAN)) {
+      if (l.src == 0)
+        return ws_dev_fail(dev, WS_EARGS,
+                           "vulkan: entry '%s': a scan-mode launch must resume a continuation "
+                           "(src 0 given)",
+                           entry->name);
+      n = l.slot_base;
+    }
   } else {
     st = ws_vk_user_pipeline(dev, entry, form, block, 0, WS_VK_NO_SRC, &p);
   }

@@ -18,9 +18,10 @@
  * Commands (VkDispatchIndirectCommand at word WS_DL_CMD + 3 c):
  *   c = 0          observation (count, gather_all, recount) over [0, high)
  *   c = 1, 2       compaction holes over [0, n), movers over [n, scan)
- *   c = 3          gather over [0, gather_scan)
+ *   c = 3          gather over [0, gather_scan) (never in scan mode)
  *   c = 4          publish over the launch's frames
- *   c = 5 + j      the step of continuation j (0 = the entry), strided
+ *   c = 5 + j      the step of continuation j (0 = the entry), strided; in
+ *                  scan mode over the slots below its scan bound
  *   c = 6 + K + i  auxiliary stage kernel i (statistics order)
  *   c = 6 + K + S + 2 k, + 1   append storage k's compaction (issue 18):
  *                  holes over [0, live), movers over [live, scan), the range
@@ -117,6 +118,23 @@ void main() {
   ws_dstate d = ws_dstate_ref(P.state).v;
   ws_dec_observe_works(d);
   ws_dec_decide(d);
+  if ((d.flags & WS_DEC_SCAN) != 0u && d.status == WS_DEC_RUNNING && d.plan.gather != 0u) {
+    /* Scan mode records no gather (vk_loop.c): a refill's entry launch
+     * scans the free slots itself and draws tickets (kernel.glsl), zeroed
+     * here before the barrier that orders them for the launch. A resume
+     * gathers only a part of its queue, which scan mode excludes (partial
+     * admission): were one planned, it fails here rather than run wrong. */
+    if (d.plan.action == WS_ACT_REFILL) {
+      d.plan.gather = 0u;
+      d.plan.use_slots = 2u;
+      d.plan.slot_base = d.plan.gather_scan;
+      ws_dec_u32s(d.counts).v[d.K + 4u] = 0u;
+    } else {
+      ws_dec_fail(d, WS_DEC_S_EPROTO_INTERNAL, WS_DERR_SCAN, WS_DEC_NONE, 0u, d.plan.queue,
+                  ws_dec_u32s(d.counts).v[d.plan.queue], d.plan.count, 0ul, 0ul);
+      d.plan.action = WS_ACT_NONE;
+    }
+  }
   const ws_dec_plan p = d.plan;
   const uint more = ws_dec_loop_next(d);
   ws_dstate_ref(P.state).v = d;
@@ -155,7 +173,8 @@ void main() {
       w.v[WS_DL_GATHER_SCAN] = p.gather_scan;
       set_cmd(CMD_GATHER, queue_groups(p.gather_scan));
     }
-    step_cmd(p.action == WS_ACT_REFILL ? 0u : p.queue, p.count);
+    /* a scanning launch: one invocation per slot below its scan bound */
+    step_cmd(p.action == WS_ACT_REFILL ? 0u : p.queue, p.use_slots == 2u ? p.slot_base : p.count);
     if ((d.flags & WS_DEC_PUBLISH) != 0u) {
       w.v[WS_DL_PUB_N] = p.count;
       w.v[WS_DL_PUB_SRC] = p.queue;
