@@ -11,7 +11,8 @@
  *   T times:
  *     [materialized] zero counts; count; gather_all prefix; gather_all
  *     [verification] zero recount; count into recount
- *     decide (loop.comp, mode 0, one invocation): decide.glsl's decisions,
+ *     decide (loop.comp, mode 0, one workgroup whose first invocation
+ *            decides; WS_VULKAN_LOOP_PREFETCH=on: the others prefetch): decide.glsl's decisions,
  *            then the group counts of every launch below; it also zeroes
  *            the counters of the iteration's first compaction
  *     [append storages] each one's compaction over the range the decision
@@ -118,11 +119,15 @@ typedef struct loop_push {
   uint32_t storages;
   uint32_t queue_groups; /* WS_VULKAN_QUEUE_GROUPS, 0 = one group per tile */
   uint64_t holes; /* the first compaction's WS_VK_STATE_HOLES words, or 0 */
+  uint64_t counts;          /* the scheduler's counts (the prefetch's second range) */
+  uint32_t prefetch_state;  /* WS_VULKAN_LOOP_PREFETCH=on: bytes of the state block, else 0 */
+  uint32_t prefetch_counts; /* likewise, of the counts */
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
 WS_VK_PUSH_CHECK_(loop_push, storages, 56);
 WS_VK_PUSH_CHECK_(loop_push, holes, 64);
+WS_VK_PUSH_CHECK_(loop_push, prefetch_counts, 84);
 
 /* Per-phase timestamps (WS_VULKAN_LOOP_TIMESTAMPS=1, a measuring aid):
  * STAMP_PHASES + 1 timestamps per recorded iteration, at its start and
@@ -178,6 +183,20 @@ static ws_status env_barriers(ws_device *dev, bool *full) {
 static ws_status env_timestamps(ws_device *dev, bool *on) {
   return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_TIMESTAMPS", "0", "1", false, on);
 }
+
+/* WS_VULKAN_LOOP_PREFETCH: off (the default until a GPU run says otherwise)
+ * or on (the decide shader's other invocations load the state block and the
+ * counts first: loop.comp prefetch). */
+static ws_status env_prefetch(ws_device *dev, bool *on) {
+  return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_PREFETCH", "off", "on", false, on);
+}
+
+/* The decide shader's workgroup: its first invocation decides, the others
+ * prefetch (one subgroup on NVIDIA). */
+#define WS_VK_LOOP_LANES 32u
+/* The most bytes of the state block the prefetch loads (a few hundred with
+ * the usual handful of works). */
+#define WS_VK_LOOP_PREFETCH_MAX 4096u
 
 static uint64_t groups_of(uint64_t n, uint32_t b) { return (n + b - 1u) / b; }
 
@@ -537,9 +556,12 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
   bool full = false, stamps = false;
+  bool prefetch = false;
   ws_status st = env_barriers(dev, &full);
   if (st == WS_OK)
     st = env_timestamps(dev, &stamps);
+  if (st == WS_OK)
+    st = env_prefetch(dev, &prefetch);
   if (st != WS_OK)
     return st;
   if (stamps && !vk->timer_pool) {
@@ -549,7 +571,8 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
     stamps = false;
   }
   if (!vk->loop_pipeline && (st = ws_vk_pipeline_create(
-                                 dev, ws_vk_shader_loop, ws_vk_shader_loop_size, 1, 0, WS_VK_NO_SRC,
+                                 dev, ws_vk_shader_loop, ws_vk_shader_loop_size, WS_VK_LOOP_LANES,
+                                 0, WS_VK_NO_SRC,
                                  "the device loop's decide shader", &vk->loop_pipeline)) != WS_OK)
     return st;
   ws_vk_loop *l = ws_calloc(1, sizeof *l);
@@ -579,7 +602,13 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                         vk->queue_groups,
                         desc->storage_count || (desc->flags & WS_DEC_COMPACTION)
                             ? vk->state->addr + 4u * WS_VK_STATE_HOLES
-                            : 0u};
+                            : 0u,
+                        desc->queue.counts,
+                        prefetch ? (desc->state_bytes < WS_VK_LOOP_PREFETCH_MAX
+                                        ? desc->state_bytes
+                                        : WS_VK_LOOP_PREFETCH_MAX)
+                                 : 0u,
+                        prefetch ? 4u * WS_COUNTS_WORDS(desc->K) : 0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
     ws_free(l);
@@ -649,8 +678,8 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop) {
     if (st != WS_OK)
       return st;
   }
-  st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, 1, 1,
-                             "the device loop's prime");
+  st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, WS_VK_LOOP_LANES,
+                             WS_VK_LOOP_LANES, "the device loop's prime");
   if (st != WS_OK || (st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
   if (l->stamps)

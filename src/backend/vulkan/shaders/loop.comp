@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #version 460
-/* The Vulkan device loop's decide shader (vk_loop.c): one invocation.
+/* The Vulkan device loop's decide shader (vk_loop.c): one workgroup, whose
+ * first invocation decides (the others only prefetch, below).
  *
  * mode 1 (prime), once at the start of each submission: the halt word
  * from the state's status, and the first iteration's observation grid.
@@ -51,6 +52,12 @@ layout(push_constant, scalar) uniform loop_pc {
    * iteration's first compaction, which this shader zeroes: no fill and no
    * barrier of their own */
   layout(offset = 64) uint64_t holes;
+  /* WS_VULKAN_LOOP_PREFETCH=on (vk_loop.c): the bytes of the state block and
+   * of the counts that the workgroup's invocations load before the one that
+   * decides does; 0 = off */
+  layout(offset = 72) uint64_t counts;
+  layout(offset = 80) uint prefetch_state;
+  layout(offset = 84) uint prefetch_counts;
 } P;
 
 const uint CMD_OBS = 0u;
@@ -90,8 +97,37 @@ void clear_cmds() {
  * refuses pools whose grid exceeds max_groups) */
 void step_cmd(uint src, uint n) { set_cmd(CMD_STEP + src, groups(n, P.block)); }
 
+/* The decisions are one invocation's chain of dependent loads (the halt
+ * word, the state, each count, each statistic it compares), each a round
+ * trip to L2 when it misses. With WS_VULKAN_LOOP_PREFETCH=on the
+ * workgroup's other invocations first load one word of every 32-byte
+ * sector of the state block (the works, their arrays and the statistics
+ * follow the state: loop_device.c) and of the counts, and the subgroup
+ * waits for them, so that the deciding invocation's loads may hit the SM's
+ * L1 instead. A hint only: whatever it loads is discarded, and nothing
+ * depends on it but time (measured: docs/results, s11run*). */
+void prefetch() {
+  const uint stride = 32u * gl_WorkGroupSize.x;
+  uint seen = 0u;
+  for (uint off = 32u * gl_LocalInvocationID.x; off < P.prefetch_state; off += stride)
+    seen |= ws_dec_u32s(P.state + off).v[0];
+  for (uint off = 32u * gl_LocalInvocationID.x; off < P.prefetch_counts; off += stride)
+    seen |= ws_dec_u32s(P.counts + off).v[0];
+  /* a use the compiler cannot drop, which waits for every load of the
+   * subgroup; its store never happens (mode is 0..2) */
+  seen = subgroupOr(seen);
+  if (P.mode == 0xffffffffu)
+    ws_dec_u32s(P.dyn).v[WS_DL_RAN] = seen;
+}
+
 void main() {
   ws_dec_u32s w = ws_dec_u32s(P.dyn);
+  /* uniform in the workgroup, so that the subgroup's invocations prefetch
+   * together; an iteration after the halt decides nothing worth loading for */
+  if (P.mode != 1u && (P.prefetch_state | P.prefetch_counts) != 0u && w.v[WS_DL_HALT] == 0u)
+    prefetch();
+  if (gl_LocalInvocationID.x != 0u)
+    return;
   if (P.mode == 1u) {
     ws_dstate_ref r = ws_dstate_ref(P.state);
     const bool running = r.v.status == WS_DEC_RUNNING;
