@@ -186,8 +186,8 @@ static ws_status env_timestamps(ws_device *dev, bool *on) {
 
 /* WS_VULKAN_LOOP_PREFETCH: on (the default: the decide shader's other
  * invocations load the state block and the counts first, loop.comp
- * prefetch; bench_loop fused 0.3-1.4 us faster in 4 of 4 pairs on an H100,
- * s11run1-2) or off. */
+ * prefetch; bench_loop fused 0.06-1.38 us faster in 6 of 6 pairs on an
+ * H100, s11run1-3) or off. */
 static ws_status env_prefetch(ws_device *dev, bool *on) {
   return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_PREFETCH", "off", "on", true, on);
 }

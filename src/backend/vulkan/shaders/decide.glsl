@@ -84,6 +84,7 @@ const uint WS_DEC_NONE = 0xffffffffu;
 /* launch.h: counts[] words past the queues */
 uint WS_COUNTS_LIMIT(uint K) { return K + 2u; }
 uint WS_COUNTS_SCANNED(uint K) { return K + 3u; }
+uint WS_COUNTS_TICKETS(uint K) { return K + 4u; }
 
 /* The records, member for member (the scalar layout gives them C's offsets;
  * the sizes are 64, 64, 136 and 384 bytes as decide.h asserts, and
