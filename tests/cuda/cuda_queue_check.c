@@ -698,7 +698,8 @@ static int knobs_refused(const ws_device_config *config) {
   static const char *const vulkan_bad[][2] = {{"WS_VULKAN_QUEUE_GROUPS", "some"},
                                               {"WS_VULKAN_QUEUE_GROUPS", "-1"},
                                               {"WS_VULKAN_QUEUE_GROUPS", "4000000000"},
-                                              {"WS_VULKAN_QUEUE_CURSORS", "spread"}};
+                                              {"WS_VULKAN_QUEUE_CURSORS", "spread"},
+                                              {"WS_VULKAN_COMPACT", "both"}};
   static const char *const cuda_bad[][2] = {{"WS_CUDA_GATHER_CURSORS", "spread"},
                                             {"WS_CUDA_QUEUES", "fast"}};
   const bool vk = config->backend == WS_BACKEND_VULKAN;
@@ -764,7 +765,7 @@ int main(int argc, char **argv) {
   cfg.backend = gpu_kind;
   if (gpu_kind == WS_BACKEND_VULKAN) {
     mode_names[0] = "vulkan";
-    mode_names[1] = "vulkan/3 groups, padded";
+    mode_names[1] = "vulkan/3 groups, padded, compaction lists";
   }
   if (knobs_refused(&cfg) != 0)
     return 1;
@@ -777,6 +778,7 @@ int main(int argc, char **argv) {
     if (gpu_kind == WS_BACKEND_VULKAN && m == 1) {
       setenv("WS_VULKAN_QUEUE_GROUPS", "3", 1);
       setenv("WS_VULKAN_QUEUE_CURSORS", "padded", 1);
+      setenv("WS_VULKAN_COMPACT", "lists", 1);
     }
     ws_status st = ws_device_create(&cfg, &e.cuda[m]);
     if (st == WS_ENODEV) {
@@ -791,6 +793,7 @@ int main(int argc, char **argv) {
   unsetenv("WS_CUDA_GATHER_CURSORS");
   unsetenv("WS_VULKAN_QUEUE_GROUPS");
   unsetenv("WS_VULKAN_QUEUE_CURSORS");
+  unsetenv("WS_VULKAN_COMPACT");
   printf("ws_cuda_queue_check on %s\n", ws_device_name(e.cuda[0]));
   if (do_bench) {
     bench(&e);

@@ -163,7 +163,10 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
  * one group per tile. WS_VULKAN_QUEUE_CURSORS: adjacent (the default:
  * gather_all reserves on offsets[t]) or padded (on cursors 128 bytes
  * apart). Both are for measuring the queue shaders on a GPU
- * (docs/vulkan.md); a value outside these fails the device's creation. */
+ * (docs/vulkan.md). WS_VULKAN_COMPACT: pairs (the default: one pass,
+ * shaders/compact_pairs.comp) or lists (the free slots listed, a barrier,
+ * then the movers: the two passes before session 12). A value outside
+ * these fails the device's creation. */
 static ws_status env_queue(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
   const char *v = getenv("WS_VULKAN_QUEUE_GROUPS");
@@ -177,8 +180,12 @@ static ws_status env_queue(ws_device *dev) {
                          vk->chunk_groups);
     vk->queue_groups = (uint32_t)n;
   }
-  return ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_CURSORS", "adjacent", "padded", false,
-                          &vk->queue_cursors_padded);
+  ws_status st = ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_CURSORS", "adjacent", "padded",
+                                  false, &vk->queue_cursors_padded);
+  if (st != WS_OK)
+    return st;
+  return ws_vk_env_switch(dev, "", "WS_VULKAN_COMPACT", "pairs", "lists", false,
+                          &vk->compact_lists);
 }
 
 static uint64_t env_timeout_ns(void) {

@@ -54,6 +54,7 @@ typedef enum ws_vk_queue_shader {
   WS_VK_QS_PUBLISH,
   WS_VK_QS_COMPACT_HOLES,
   WS_VK_QS_COMPACT_MOVE,
+  WS_VK_QS_COMPACT_PAIRS,
   WS_VK_QS_N
 } ws_vk_queue_shader;
 
@@ -91,7 +92,8 @@ typedef struct ws_vk_features {
 enum {
   WS_VK_STATE_HOLES = 0,  /* compaction: free slots found below the live count */
   WS_VK_STATE_MOVERS = 1, /* compaction: live frames found above it */
-  WS_VK_STATE_ERROR = 2,  /* sticky error bits of the queue shaders */
+  WS_VK_STATE_DONE = 2,   /* compaction in pairs: tiles finished */
+  WS_VK_STATE_ERROR = 3,  /* sticky error bits of the queue shaders */
   WS_VK_STATE_SIZES = 8,  /* compaction: SoA field sizes [WS_MAX_FRAME_FIELDS] */
   /* gather_all's padded cursors (WS_VULKAN_QUEUE_CURSORS=padded): token t's
    * at word WS_VK_STATE_CURSORS + t * WS_VK_CURSOR_STRIDE, t < 256
@@ -149,6 +151,7 @@ typedef struct ws_vk_impl {
    * one per tile */
   uint32_t queue_groups;
   bool queue_cursors_padded; /* WS_VULKAN_QUEUE_CURSORS=padded (gather_all.comp) */
+  bool compact_lists;        /* WS_VULKAN_COMPACT=lists: two passes, not compact_pairs.comp */
   uint32_t chunk_groups;
   ws_vk_pipeline *pipelines;
   uint32_t pipeline_count, pipeline_cap;
@@ -268,7 +271,8 @@ WS_VK_PUSH_CHECK_(publish_push, slot_base, 32);
 WS_VK_PUSH_CHECK_(publish_push, queue_count, 36);
 WS_VK_PUSH_CHECK_(publish_push, dyn, 40);
 
-/* shaders/compact.glsl (compact_holes.comp, compact_move.comp) */
+/* shaders/compact.glsl (compact_pairs.comp; compact_holes.comp and
+ * compact_move.comp) */
 typedef struct compact_push {
   uint64_t tokens;
   uint64_t ids;
@@ -296,7 +300,13 @@ WS_VK_PUSH_CHECK_(compact_push, frame_size, 60);
 WS_VK_PUSH_CHECK_(compact_push, field_count, 64);
 WS_VK_PUSH_CHECK_(compact_push, dyn, 72);
 _Static_assert(WS_VK_STATE_SIZES == 8, "compact.glsl reads the field sizes at state + 32 bytes");
-_Static_assert(WS_VK_STATE_ERR_COMPACT == 1u, "compact_move.comp sets error bit 1");
+_Static_assert(WS_VK_STATE_ERR_COMPACT == 1u, "the compaction shaders set error bit 1");
+_Static_assert(WS_VK_STATE_HOLES == 0 && WS_VK_STATE_MOVERS == 1 && WS_VK_STATE_DONE == 2 &&
+                   WS_VK_STATE_ERROR == 3,
+               "compact.glsl's STATE_* words; a compaction zeroes the first WS_VK_COMPACT_WORDS");
+/* The words a compaction starts from zero: the two tickets and the tiles
+ * finished (not the sticky error word after them). */
+#define WS_VK_COMPACT_WORDS 3u
 
 /* vk_result.c: errors. ws_vk_check returns WS_OK for VK_SUCCESS, otherwise
  * records "vulkan: <call> failed: <VkResult name> (<value>)" on the device

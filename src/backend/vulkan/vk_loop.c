@@ -16,10 +16,12 @@
  *            then the group counts of every launch below; it also zeroes
  *            the counters of the iteration's first compaction
  *     [append storages] each one's compaction over the range the decision
- *            chose (issue 18; compact_holes, compact_move)
- *     [compaction]   holes, movers
- *     gather (with the movers, under compaction: never both in one plan;
- *            none in scan mode, whose launches find their own frames)
+ *            chose (issue 18; compact_pairs, or compact_holes and
+ *            compact_move with WS_VULKAN_COMPACT=lists)
+ *     [compaction]   pairs (lists: holes, then movers)
+ *     gather (with the pairs or the movers, under compaction: never both in
+ *            one plan; none in scan mode, whose launches find their own
+ *            frames)
  *     the steps of continuations 0..K and the auxiliary stage kernels
  *     [incremental]  publish
  *
@@ -122,12 +124,15 @@ typedef struct loop_push {
   uint64_t counts;          /* the scheduler's counts (the prefetch's second range) */
   uint32_t prefetch_state;  /* bytes of the state block to prefetch; 0: WS_VULKAN_LOOP_PREFETCH=off */
   uint32_t prefetch_counts; /* likewise, of the counts */
+  uint32_t compact_lists;   /* WS_VULKAN_COMPACT=lists: two commands per compaction */
+  uint32_t reserved;
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
 WS_VK_PUSH_CHECK_(loop_push, storages, 56);
 WS_VK_PUSH_CHECK_(loop_push, holes, 64);
 WS_VK_PUSH_CHECK_(loop_push, prefetch_counts, 84);
+WS_VK_PUSH_CHECK_(loop_push, compact_lists, 88);
 
 /* Per-phase timestamps (WS_VULKAN_LOOP_TIMESTAMPS=1, a measuring aid):
  * STAMP_PHASES + 1 timestamps per recorded iteration, at its start and
@@ -149,6 +154,13 @@ typedef struct ws_vk_loop {
   uint32_t repeats;    /* executions of cmd per loop_run */
   bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
   bool compaction;     /* the stream checks the compaction error word */
+  /* compaction in pairs: the pair words of the frames' compaction and of
+   * each append storage's, zeroed at every submission (compact_pairs.comp
+   * keeps them 0 between compactions; the fill covers a first use and a
+   * submission that stopped at an error) */
+  uint64_t *pair_words;
+  uint32_t *pair_count;
+  uint32_t pair_lists;
   loop_push push;      /* the decide shader's (mode 0) */
   /* WS_VULKAN_LOOP_TIMESTAMPS: T * STAMPS_PER_ITERATION queries, or none */
   VkQueryPool stamps;
@@ -386,29 +398,42 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                dyn + 4u * (uint64_t)(lp.storage_words + 8u * k)};
       const uint32_t c = 6u + d->K + d->stage_count + 2u * k;
       /* the first compaction's counters are the decide shader's to zero */
-      if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+      if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES,
+                              WS_VK_COMPACT_WORDS)) != WS_OK)
         break;
-      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
-      loop_barrier(&r, BAR_COMPUTE);
-      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &sp, sizeof sp, c + 1u);
+      if (!vk->compact_lists) {
+        indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_PAIRS], &sp, sizeof sp, c);
+      } else {
+        indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
+        loop_barrier(&r, BAR_COMPUTE);
+        indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &sp, sizeof sp, c + 1u);
+      }
       /* the next storage's compaction, or the frames', begins with a fill */
       loop_barrier(&r, k + 1u < d->storage_count || compaction ? BAR_TRANSFER : BAR_COMPUTE);
     }
     if (st != WS_OK)
       break;
     if (compaction) {
-      if (d->storage_count &&
-          (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES, 2)) != WS_OK)
+      if (d->storage_count && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES,
+                                         WS_VK_COMPACT_WORDS)) != WS_OK)
         break;
-      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
-               CMD_HOLES);
-      loop_barrier(&r, BAR_COMPUTE);
-      stamp(&r, t, 1 + STAMP_HOLES);
-      indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact, CMD_MOVE);
-      /* The gather shares the movers' barrier: no plan has both (decide.h
-       * ws_dec_commit: a refill under compaction takes the slots behind the
-       * live ones and gathers nothing, a resume compacts nothing), so at
-       * most one of the two has groups, and it runs alone. */
+      if (!vk->compact_lists) {
+        /* one pass: the holes phase is empty, the movers' phase has it */
+        stamp(&r, t, 1 + STAMP_HOLES);
+        indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_PAIRS], &compact, sizeof compact,
+                 CMD_HOLES);
+      } else {
+        indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &compact, sizeof compact,
+                 CMD_HOLES);
+        loop_barrier(&r, BAR_COMPUTE);
+        stamp(&r, t, 1 + STAMP_HOLES);
+        indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_MOVE], &compact, sizeof compact,
+                 CMD_MOVE);
+      }
+      /* The gather shares the compaction's last barrier: no plan has both
+       * (decide.h ws_dec_commit: a refill under compaction takes the slots
+       * behind the live ones and gathers nothing, a resume compacts
+       * nothing), so at most one of the two has groups, and it runs alone. */
     } else {
       stamp(&r, t, 1 + STAMP_HOLES); /* the append storages' compactions, if any */
     }
@@ -543,6 +568,7 @@ void ws_vk_loop_destroy(ws_device *dev, void *loop) {
     vkDestroyCommandPool(vk->device, l->pool, NULL); /* frees cmd */
   if (l->words)
     ws_vk_buffer_destroy(dev, l->words);
+  ws_free(l->pair_words);
   ws_free(l);
 }
 
@@ -588,6 +614,24 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (stamps) /* one execution per submission: each query is written once after its reset */
     l->repeats = 1u;
   l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0 || desc->storage_count != 0;
+  if (l->compaction && !vk->compact_lists) {
+    /* a compaction of capacity C moves at most C / 2 frames (holes below
+     * the live count, movers above it) */
+    l->pair_words = ws_calloc(1u + desc->storage_count, sizeof *l->pair_words + sizeof(uint32_t));
+    if (!l->pair_words) {
+      ws_free(l);
+      return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
+    }
+    l->pair_count = (uint32_t *)(l->pair_words + 1u + desc->storage_count);
+    if (desc->flags & WS_DEC_COMPACTION) {
+      l->pair_words[l->pair_lists] = desc->queue.scratch;
+      l->pair_count[l->pair_lists++] = desc->queue.capacity / 2u + 1u;
+    }
+    for (uint32_t k = 0; k < desc->storage_count; ++k) {
+      l->pair_words[l->pair_lists] = desc->storage[k].q.scratch;
+      l->pair_count[l->pair_lists++] = desc->storage[k].q.capacity / 2u + 1u;
+    }
+  }
   /* the words: loop.glsl's, 3 per command, each stage kernel's groups, then
    * each append storage's block */
   const uint32_t ncmd = 6u + desc->K + desc->stage_count + 2u * desc->storage_count;
@@ -609,7 +653,9 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                                         ? desc->state_bytes
                                         : WS_VK_LOOP_PREFETCH_MAX)
                                  : 0u,
-                        prefetch ? 4u * WS_COUNTS_WORDS(desc->K) : 0u};
+                        prefetch ? 4u * WS_COUNTS_WORDS(desc->K) : 0u,
+                        vk->compact_lists ? 1u : 0u,
+                        0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
     ws_free(l);
@@ -679,7 +725,10 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop) {
     if (st != WS_OK)
       return st;
   }
-  st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, WS_VK_LOOP_LANES,
+  for (uint32_t i = 0; i < l->pair_lists && st == WS_OK; ++i)
+    st = ws_vk_record_fill(dev, l->pair_words[i], 0, l->pair_count[i]);
+  if (st == WS_OK)
+    st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, WS_VK_LOOP_LANES,
                              WS_VK_LOOP_LANES, "the device loop's prime");
   if (st != WS_OK || (st = ws_vk_record_begin(dev)) != WS_OK)
     return st;

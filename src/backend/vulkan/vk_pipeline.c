@@ -141,6 +141,8 @@ ws_status ws_vk_pipelines_init(ws_device *dev) {
                                "queue shader compact_holes"},
       [WS_VK_QS_COMPACT_MOVE] = {ws_vk_shader_compact_move, &ws_vk_shader_compact_move_size,
                               "queue shader compact_move"},
+      [WS_VK_QS_COMPACT_PAIRS] = {ws_vk_shader_compact_pairs, &ws_vk_shader_compact_pairs_size,
+                               "queue shader compact_pairs"},
   };
   /* The user pipeline cache's array is made with the device, not at the
    * first launch: launches then never change the number of live host

@@ -93,12 +93,14 @@ ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q) {
   return dispatch_items(dev, WS_VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
 }
 
-/* Two passes: the free slots of [0, n) list themselves in scratch, then the
- * k-th live frame found in [n, scan) moves into scratch[k]. With exactly n
- * live frames in [0, scan) there are as many movers as holes; a surplus
- * mover stays where it is and sets WS_VK_STATE_ERR_COMPACT, reported at the
- * next synchronization (the CPU backend reports the same condition at
- * once). */
+/* One pass (shaders/compact_pairs.comp): hole k of [0, n) and live frame k
+ * of [n, scan) meet at scratch[k], which starts 0 (filled here: pairs never
+ * outnumber min(n, scan - n)). WS_VULKAN_COMPACT=lists: two passes, the
+ * free slots of [0, n) list themselves in scratch, then the k-th live frame
+ * found in [n, scan) moves into scratch[k]. With exactly n live frames in
+ * [0, scan) there are as many movers as holes; a surplus mover stays where
+ * it is and sets WS_VK_STATE_ERR_COMPACT, reported at the next
+ * synchronization (the CPU backend reports the same condition at once). */
 ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   ws_vk_impl *vk = ws_vk_of(dev);
   if (q->scan <= q->n)
@@ -106,7 +108,11 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   if (q->layout == WS_LAYOUT_SOA && q->field_count > WS_MAX_FRAME_FIELDS)
     return ws_dev_fail(dev, WS_EINVAL, "vulkan: compaction of %u fields (at most %u)",
                        q->field_count, WS_MAX_FRAME_FIELDS);
-  ws_status st = ws_vk_record_fill(dev, vk->state->addr + 4u * WS_VK_STATE_HOLES, 0, 2);
+  ws_status st =
+      ws_vk_record_fill(dev, vk->state->addr + 4u * WS_VK_STATE_HOLES, 0, WS_VK_COMPACT_WORDS);
+  const uint32_t pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
+  if (st == WS_OK && !vk->compact_lists && pairs)
+    st = ws_vk_record_fill(dev, q->scratch, 0, pairs);
   if (st != WS_OK)
     return st;
   if (q->layout == WS_LAYOUT_SOA && q->field_count) {
@@ -119,10 +125,13 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   const compact_push p = {q->tokens,  q->ids,          q->frames,      q->field_offsets,
                           q->scratch, vk->state->addr, q->n,           q->scan,
                           q->layout,  q->frame_size,   q->field_count, 0, 0};
-  if ((st = dispatch_items(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n, "compaction holes")) !=
-          WS_OK ||
-      (st = dispatch_items(dev, WS_VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n,
-                           "compaction move")) != WS_OK)
+  if (!vk->compact_lists)
+    st = dispatch_items(dev, WS_VK_QS_COMPACT_PAIRS, &p, sizeof p, q->scan, "compaction in pairs");
+  else if ((st = dispatch_items(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n,
+                                "compaction holes")) == WS_OK)
+    st = dispatch_items(dev, WS_VK_QS_COMPACT_MOVE, &p, sizeof p, q->scan - q->n,
+                        "compaction move");
+  if (st != WS_OK)
     return st;
   vk->check_state = true;
   return WS_OK;

@@ -19,6 +19,7 @@ WS_VK_SHADER_(gather_all)
 WS_VK_SHADER_(publish)
 WS_VK_SHADER_(compact_holes)
 WS_VK_SHADER_(compact_move)
+WS_VK_SHADER_(compact_pairs)
 WS_VK_SHADER_(loop)
 
 #undef WS_VK_SHADER_

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by compact_holes.comp and compact_move.comp: the push constants
- * (vk_queue.c compact_push) and the byte copy of one frame's storage. */
+/* Shared by compact_pairs.comp (the default) and compact_holes.comp with
+ * compact_move.comp (WS_VULKAN_COMPACT=lists): the push constants
+ * (vk_queue.c compact_push), the state words and the move of one frame. */
 #ifndef WAVESCHED_VK_COMPACT_GLSL
 #define WAVESCHED_VK_COMPACT_GLSL
 
@@ -24,7 +25,8 @@ layout(push_constant, scalar) uniform compact_pc {
 /* WS_VK_STATE_* word indices */
 const uint STATE_HOLES = 0u;
 const uint STATE_MOVERS = 1u;
-const uint STATE_ERROR = 2u;
+const uint STATE_DONE = 2u; /* compact_pairs.comp: tiles finished */
+const uint STATE_ERROR = 3u;
 const uint STATE_SIZES = 8u;
 const uint STATE_ERR_COMPACT = 1u;
 
@@ -72,6 +74,25 @@ void ws_copy_bytes(uint64_t dst, uint64_t src, uint len) {
     atomicAnd(WS_REF(uint32_t)(da & ~3ul).v, ~(0xffu << shift));
     atomicOr(WS_REF(uint32_t)(da & ~3ul).v, byte << shift);
   }
+}
+
+/* Frame `from` (a live slot >= n holding `token`) moves into the free slot
+ * `to` (< n): its storage, id and token; its old slot becomes free. Each
+ * slot is in at most one pair, so no two moves touch the same bytes. */
+void ws_compact_move_frame(uint to, uint from, uint token) {
+  if (P.layout_ == WS_LAYOUT_AOS) {
+    ws_copy_bytes(P.frames + uint64_t(to) * P.frame_size, P.frames + uint64_t(from) * P.frame_size,
+                  P.frame_size);
+  } else {
+    for (uint f = 0u; f < P.field_count; ++f) {
+      const uint size = WS_PTR(uint32_t, P.state)[STATE_SIZES + f];
+      const uint64_t base = P.frames + WS_PTR(uint64_t, P.field_offsets)[f];
+      ws_copy_bytes(base + uint64_t(to) * size, base + uint64_t(from) * size, size);
+    }
+  }
+  WS_PTR(uint32_t, P.ids)[to] = WS_PTR(uint32_t, P.ids)[from];
+  WS_PTR(uint32_t, P.tokens)[to] = token;
+  WS_PTR(uint32_t, P.tokens)[from] = 0u;
 }
 
 #endif

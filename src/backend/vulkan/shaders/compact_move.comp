@@ -15,20 +15,7 @@ void ws_move(uint s, uint token, uint k) {
     atomicOr(WS_PTR(uint32_t, P.state)[STATE_ERROR], STATE_ERR_COMPACT);
     return;
   }
-  const uint hole = WS_PTR(uint32_t, P.scratch)[k];
-  if (P.layout_ == WS_LAYOUT_AOS) {
-    ws_copy_bytes(P.frames + uint64_t(hole) * P.frame_size,
-                  P.frames + uint64_t(s) * P.frame_size, P.frame_size);
-  } else {
-    for (uint f = 0u; f < P.field_count; ++f) {
-      const uint size = WS_PTR(uint32_t, P.state)[STATE_SIZES + f];
-      const uint64_t base = P.frames + WS_PTR(uint64_t, P.field_offsets)[f];
-      ws_copy_bytes(base + uint64_t(hole) * size, base + uint64_t(s) * size, size);
-    }
-  }
-  WS_PTR(uint32_t, P.ids)[hole] = WS_PTR(uint32_t, P.ids)[s];
-  WS_PTR(uint32_t, P.tokens)[hole] = token;
-  WS_PTR(uint32_t, P.tokens)[s] = 0u;
+  ws_compact_move_frame(WS_PTR(uint32_t, P.scratch)[k], s, token);
 }
 
 void main() {

@@ -18,14 +18,16 @@
  *
  * Commands (VkDispatchIndirectCommand at word WS_DL_CMD + 3 c):
  *   c = 0          observation (count, gather_all, recount) over [0, high)
- *   c = 1, 2       compaction holes over [0, n), movers over [n, scan)
+ *   c = 1, 2       compaction: pairs over [0, scan) (c = 2 unused), or with
+ *                  WS_VULKAN_COMPACT=lists holes over [0, n), movers over
+ *                  [n, scan)
  *   c = 3          gather over [0, gather_scan) (never in scan mode)
  *   c = 4          publish over the launch's frames
  *   c = 5 + j      the step of continuation j (0 = the entry), strided; in
  *                  scan mode over the slots below its scan bound
  *   c = 6 + K + i  auxiliary stage kernel i (statistics order)
  *   c = 6 + K + S + 2 k, + 1   append storage k's compaction (issue 18):
- *                  holes over [0, live), movers over [live, scan), the range
+ *                  as c = 1, 2 over [0, live) and [live, scan), the range
  *                  decide.glsl's ws_dec_prepare_storage chose, in the words
  *                  of block k (compact.glsl reads them as WS_DL_COMPACT_*)
  */
@@ -58,6 +60,7 @@ layout(push_constant, scalar) uniform loop_pc {
   layout(offset = 72) uint64_t counts;
   layout(offset = 80) uint prefetch_state;
   layout(offset = 84) uint prefetch_counts;
+  layout(offset = 88) uint compact_lists; /* WS_VULKAN_COMPACT=lists */
 } P;
 
 const uint CMD_OBS = 0u;
@@ -91,6 +94,18 @@ void clear_cmds() {
   const uint n = 6u + P.K + P.stages + 2u * P.storages;
   for (uint c = 0u; c < n; ++c)
     set_cmd(c, 0u);
+}
+
+/* A compaction of [0, scan) with `live` live frames: commands c and c + 1
+ * (compact_pairs.comp over every slot, or compact_holes.comp and
+ * compact_move.comp over their two ranges) */
+void compact_cmds(uint c, uint live, uint scan) {
+  if (P.compact_lists == 0u) {
+    set_cmd(c, queue_groups(scan));
+  } else {
+    set_cmd(c, queue_groups(live));
+    set_cmd(c + 1u, queue_groups(scan - live));
+  }
 }
 
 /* one invocation per frame (kernel.glsl's step has no loop: vk_loop.c
@@ -149,9 +164,10 @@ void main() {
    * up (WS_VULKAN_LOOP_TIMESTAMPS); no store in the loop's usual path */
   if (P.mode == 2u)
     w.v[WS_DL_RAN] += 1u;
-  if (P.holes != 0ul) {
+  if (P.holes != 0ul) { /* the tickets and the tiles finished (compact.glsl) */
     WS_PTR(uint32_t, P.holes)[0] = 0u;
     WS_PTR(uint32_t, P.holes)[1] = 0u;
+    WS_PTR(uint32_t, P.holes)[2] = 0u;
   }
   ws_dstate d = ws_dstate_ref(P.state).v;
   ws_dec_observe_works(d);
@@ -187,11 +203,8 @@ void main() {
     const uint block = P.storage_words + 8u * k;
     w.v[block + WS_DL_COMPACT_N] = live;
     w.v[block + WS_DL_COMPACT_SCAN] = scan;
-    if (scan > live) {
-      const uint c = 6u + P.K + P.stages + 2u * k;
-      set_cmd(c, queue_groups(live));
-      set_cmd(c + 1u, queue_groups(scan - live));
-    }
+    if (scan > live)
+      compact_cmds(6u + P.K + P.stages + 2u * k, live, scan);
     k += 1u;
   }
   switch (p.action) {
@@ -200,8 +213,7 @@ void main() {
     if (p.compact != 0u) {
       w.v[WS_DL_COMPACT_N] = p.compact_live;
       w.v[WS_DL_COMPACT_SCAN] = p.compact_scan;
-      set_cmd(CMD_HOLES, queue_groups(p.compact_live));
-      set_cmd(CMD_MOVE, queue_groups(p.compact_scan - p.compact_live));
+      compact_cmds(CMD_HOLES, p.compact_live, p.compact_scan);
     }
     if (p.gather != 0u) {
       /* the gather appends from 0; verification reads the word at the next
