@@ -45,12 +45,7 @@
  * --------------------------------------------------------------------- */
 
 /* Which ws_cuda.resident entry caches which kernel. */
-enum {
-  WS_RES_GATHER_ALL_BITS = 0,
-  WS_RES_MOVE = 1, /* the AoS form; WS_RES_MOVE_SOA the other */
-  WS_RES_COMPACT_SELECT = 2,
-  WS_RES_MOVE_SOA = 3
-};
+enum { WS_RES_GATHER_ALL_BITS = 0, WS_RES_MOVE = 1, WS_RES_COMPACT_SELECT = 2 };
 
 /* `grid` (ws_cuda_grid's choice, sized for 8 resident blocks per SM) capped
  * at the blocks of `kernel` the device actually holds at once. A grid-stride
@@ -1024,65 +1019,6 @@ __device__ static inline void ws_copy(unsigned char *dst, const unsigned char *s
     ws_copy_unit(dst + k, src + k, w);
 }
 
-/* Units a thread of the move kernel has in flight at once. */
-#define WS_MOVE_ITEMS 4u
-
-/* One access of `width` bytes (16, 8, 4, 2 or 1) into or out of a uint4
- * held in registers. */
-__device__ static inline uint4 ws_load_unit(const unsigned char *src, uint32_t width) {
-  if (width == 16)
-    return *(const uint4 *)src;
-  uint4 v = make_uint4(0u, 0u, 0u, 0u);
-  if (width == 8) {
-    const uint2 x = *(const uint2 *)src;
-    v.x = x.x;
-    v.y = x.y;
-  } else if (width == 4) {
-    v.x = *(const uint32_t *)src;
-  } else if (width == 2) {
-    v.x = *(const uint16_t *)src;
-  } else {
-    v.x = *src;
-  }
-  return v;
-}
-__device__ static inline void ws_store_unit(unsigned char *dst, uint4 v, uint32_t width) {
-  if (width == 16)
-    *(uint4 *)dst = v;
-  else if (width == 8)
-    *(uint2 *)dst = make_uint2(v.x, v.y);
-  else if (width == 4)
-    *(uint32_t *)dst = v.x;
-  else if (width == 2)
-    *(uint16_t *)dst = (uint16_t)v.x;
-  else
-    *dst = (unsigned char)v.x;
-}
-
-/* Where unit `unit` of every frame lies: `size` bytes in accesses of
- * `width`, at byte base + slot * step of the frames (AoS: one access of the
- * record; SoA: field `unit`, none past the fields: a frame without bytes
- * still moves its id and token). */
-typedef struct ws_move_unit {
-  uint64_t base, step;
-  uint32_t size, width;
-} ws_move_unit;
-template <bool AOS>
-__device__ static inline ws_move_unit ws_unit_of(const ws_compact_params &p, uint32_t unit) {
-  ws_move_unit m;
-  if (AOS) {
-    m.base = (uint64_t)unit * p.aos_width;
-    m.step = p.aos_size;
-    m.size = m.width = p.aos_width;
-  } else {
-    const bool field = unit < p.field_count;
-    m.base = field ? p.field_offset[unit] : 0u;
-    m.step = m.size = field ? p.field_size[unit] : 0u;
-    m.width = field ? p.field_width[unit] : 1u;
-  }
-  return m;
-}
-
 /* Pairs hole p with mover p. Holes and movers are disjoint slots, and the
  * tokens were read by the selections before this launch, so the threads of
  * one pair never race: only the unit-0 thread writes the id and tokens.
@@ -1090,18 +1026,11 @@ __device__ static inline ws_move_unit ws_unit_of(const ws_compact_params &p, uin
  * p.movers in place, and a kernel that writes to its parameters gets a copy
  * of the whole block (616 bytes) on every thread's stack, read back from
  * local memory in the loop (tests/cuda/local_memory.sh now checks).
- *
- * Each thread takes WS_MOVE_ITEMS units per pass, one grid stride apart,
- * in three phases: every unit's hole and mover, then every load (id,
- * token, the unit's bytes), then every store. A store may alias a later
- * unit's load as far as the compiler knows, so one unit at a time left one
- * chain of two dependent loads in flight per thread: the move took 231 of
- * the 281 us of a 2^24-slot compaction on the H100 (s12run1, Nsight
- * Compute). A unit of one access (every AoS unit, an SoA field of 1, 2,
- * 4, 8 or 16 aligned bytes) is held in registers between the phases; a
- * wider SoA field is copied in the store phase. AOS: the layout, a
- * template argument so that the AoS form keeps no per-unit sizes. */
-template <bool AOS>
+ * At 2^24 slots it takes 231 of a compaction's 281 us (H100, Nsight
+ * Compute, s12run1). Four units in flight per thread (indices, then loads,
+ * then stores: 64 registers) made no difference (235.7 us, s12run2): the
+ * move is bound by the DRAM sectors its scattered writes touch, not by
+ * latency (docs/decisions.md, "Compaction bandwidth"). */
 __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_params p) {
   if (ws_guard_off(p.guard))
     return;
@@ -1118,49 +1047,23 @@ __global__ void __launch_bounds__(WS_CUDA_BLOCK) ws_move_kernel(ws_compact_param
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
   const bool narrow = total <= 0xffffffffu; /* 32-bit division is far cheaper */
   unsigned char *frames = (unsigned char *)(uintptr_t)p.frames;
-  for (uint64_t u0 = gid; u0 < total; u0 += stride * WS_MOVE_ITEMS) {
-    uint32_t dst[WS_MOVE_ITEMS], src[WS_MOVE_ITEMS], unit[WS_MOVE_ITEMS];
-    bool on[WS_MOVE_ITEMS];
-#pragma unroll
-    for (uint32_t j = 0; j < WS_MOVE_ITEMS; ++j) {
-      const uint64_t u = u0 + j * stride;
-      on[j] = u < total;
-      const uint32_t pair = !on[j] ? 0u : narrow ? (uint32_t)u / p.units : (uint32_t)(u / p.units);
-      unit[j] = !on[j] ? 0u : narrow ? (uint32_t)u % p.units : (uint32_t)(u % p.units);
-      dst[j] = on[j] ? p.holes[pair] : 0u;
-      src[j] = on[j] ? mover_list[pair] : 0u;
+  for (uint64_t u = gid; u < total; u += stride) {
+    const uint32_t pair = narrow ? (uint32_t)u / p.units : (uint32_t)(u / p.units);
+    const uint32_t unit = narrow ? (uint32_t)u % p.units : (uint32_t)(u % p.units);
+    const uint32_t dst = p.holes[pair], src = mover_list[pair];
+    if (unit == 0) {
+      p.ids[dst] = p.ids[src];
+      p.tokens[dst] = p.tokens[src];
+      p.tokens[src] = 0;
     }
-    uint32_t id[WS_MOVE_ITEMS], tok[WS_MOVE_ITEMS];
-    uint4 val[WS_MOVE_ITEMS];
-#pragma unroll
-    for (uint32_t j = 0; j < WS_MOVE_ITEMS; ++j) {
-      id[j] = tok[j] = 0u;
-      val[j] = make_uint4(0u, 0u, 0u, 0u);
-      if (!on[j])
-        continue;
-      if (unit[j] == 0) {
-        id[j] = p.ids[src[j]];
-        tok[j] = p.tokens[src[j]];
-      }
-      const ws_move_unit m = ws_unit_of<AOS>(p, unit[j]);
-      if (m.size == m.width)
-        val[j] = ws_load_unit(frames + m.base + (uint64_t)src[j] * m.step, m.width);
-    }
-#pragma unroll
-    for (uint32_t j = 0; j < WS_MOVE_ITEMS; ++j) {
-      if (!on[j])
-        continue;
-      if (unit[j] == 0) {
-        p.ids[dst[j]] = id[j];
-        p.tokens[dst[j]] = tok[j];
-        p.tokens[src[j]] = 0;
-      }
-      const ws_move_unit m = ws_unit_of<AOS>(p, unit[j]);
-      unsigned char *to = frames + m.base + (uint64_t)dst[j] * m.step;
-      if (m.size == m.width)
-        ws_store_unit(to, val[j], m.width);
-      else
-        ws_copy(to, frames + m.base + (uint64_t)src[j] * m.step, m.size, m.width);
+    if (p.layout == WS_LAYOUT_AOS) {
+      const uint64_t off = (uint64_t)unit * p.aos_width;
+      ws_copy_unit(frames + (uint64_t)dst * p.aos_size + off,
+                   frames + (uint64_t)src * p.aos_size + off, p.aos_width);
+    } else if (unit < p.field_count) {
+      unsigned char *base = frames + p.field_offset[unit];
+      const uint32_t sz = p.field_size[unit];
+      ws_copy(base + (uint64_t)dst * sz, base + (uint64_t)src * sz, sz, p.field_width[unit]);
     }
   }
 }
@@ -1206,15 +1109,10 @@ static ws_status ws_compact_move(ws_device *dev, const ws_queue_args *q, const u
     p.units = 1;
   if (!grid) {
     const uint32_t max_pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
-    grid = ws_cuda_grid(c, (uint64_t)max_pairs * p.units, WS_CUDA_BLOCK * WS_MOVE_ITEMS);
+    grid = ws_cuda_grid(c, (uint64_t)max_pairs * p.units, WS_CUDA_BLOCK);
   }
-  if (q->layout == WS_LAYOUT_AOS) {
-    grid = ws_fit_resident(c, WS_RES_MOVE, (const void *)ws_move_kernel<true>, 0, grid);
-    ws_move_kernel<true><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(p);
-  } else {
-    grid = ws_fit_resident(c, WS_RES_MOVE_SOA, (const void *)ws_move_kernel<false>, 0, grid);
-    ws_move_kernel<false><<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(p);
-  }
+  grid = ws_fit_resident(c, WS_RES_MOVE, (const void *)ws_move_kernel, 0, grid);
+  ws_move_kernel<<<grid, WS_CUDA_BLOCK, 0, c->stream>>>(p);
   return ws_cuda_check_launch(dev, "compaction move", __FILE__, __LINE__);
 }
 
@@ -1282,7 +1180,6 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
   const uint32_t units = q->layout == WS_LAYOUT_AOS ? (q->frame_size + 3u) / 4u
                                                     : (q->field_count ? q->field_count : 1u);
   return ws_compact_move(dev, q, live,
-                         ws_cuda_grid(c, (uint64_t)(q->capacity / 2u + 1u) * units,
-                                      WS_CUDA_BLOCK * WS_MOVE_ITEMS),
+                         ws_cuda_grid(c, (uint64_t)(q->capacity / 2u + 1u) * units, WS_CUDA_BLOCK),
                          guard);
 }
