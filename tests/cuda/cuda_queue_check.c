@@ -764,7 +764,7 @@ int main(int argc, char **argv) {
     die("cpu device", NULL);
   cfg.backend = gpu_kind;
   if (gpu_kind == WS_BACKEND_VULKAN) {
-    mode_names[0] = "vulkan";
+    mode_names[0] = "vulkan/compaction pairs";
     mode_names[1] = "vulkan/3 groups, padded, compaction lists";
   }
   if (knobs_refused(&cfg) != 0)
@@ -775,6 +775,10 @@ int main(int argc, char **argv) {
       setenv("WS_CUDA_GRID_LIMIT", "3", 1);
       setenv("WS_CUDA_GATHER_CURSORS", "padded", 1);
     }
+    /* both Vulkan compactions at every size (the default, auto, picks by
+     * size: vk_internal.h ws_vk_compact_pairs) */
+    if (gpu_kind == WS_BACKEND_VULKAN && m == 0)
+      setenv("WS_VULKAN_COMPACT", "pairs", 1);
     if (gpu_kind == WS_BACKEND_VULKAN && m == 1) {
       setenv("WS_VULKAN_QUEUE_GROUPS", "3", 1);
       setenv("WS_VULKAN_QUEUE_CURSORS", "padded", 1);

@@ -163,10 +163,11 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
  * one group per tile. WS_VULKAN_QUEUE_CURSORS: adjacent (the default:
  * gather_all reserves on offsets[t]) or padded (on cursors 128 bytes
  * apart). Both are for measuring the queue shaders on a GPU
- * (docs/vulkan.md). WS_VULKAN_COMPACT: pairs (the default: one pass,
- * shaders/compact_pairs.comp) or lists (the free slots listed, a barrier,
- * then the movers: the two passes before session 12). A value outside
- * these fails the device's creation. */
+ * (docs/vulkan.md). WS_VULKAN_COMPACT: auto (unset or empty: the default),
+ * pairs (one pass, shaders/compact_pairs.comp) or lists (the free slots
+ * listed, a barrier, then the movers: the two passes before session 12);
+ * vk_internal.h ws_vk_compact_mode. A value outside these fails the
+ * device's creation. */
 static ws_status env_queue(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
   const char *v = getenv("WS_VULKAN_QUEUE_GROUPS");
@@ -184,8 +185,18 @@ static ws_status env_queue(ws_device *dev) {
                                   false, &vk->queue_cursors_padded);
   if (st != WS_OK)
     return st;
-  return ws_vk_env_switch(dev, "", "WS_VULKAN_COMPACT", "pairs", "lists", false,
-                          &vk->compact_lists);
+  const char *c = getenv("WS_VULKAN_COMPACT");
+  vk->compact_mode = WS_VK_COMPACT_AUTO;
+  if (c && c[0] && strcmp(c, "auto") != 0) {
+    if (strcmp(c, "pairs") == 0)
+      vk->compact_mode = WS_VK_COMPACT_PAIRS;
+    else if (strcmp(c, "lists") == 0)
+      vk->compact_mode = WS_VK_COMPACT_LISTS;
+    else
+      return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_COMPACT='%s' is none of auto, pairs, lists",
+                         c);
+  }
+  return WS_OK;
 }
 
 static uint64_t env_timeout_ns(void) {

@@ -151,7 +151,7 @@ typedef struct ws_vk_impl {
    * one per tile */
   uint32_t queue_groups;
   bool queue_cursors_padded; /* WS_VULKAN_QUEUE_CURSORS=padded (gather_all.comp) */
-  bool compact_lists;        /* WS_VULKAN_COMPACT=lists: two passes, not compact_pairs.comp */
+  int compact_mode;          /* WS_VULKAN_COMPACT: ws_vk_compact_mode */
   uint32_t chunk_groups;
   ws_vk_pipeline *pipelines;
   uint32_t pipeline_count, pipeline_cap;
@@ -304,6 +304,21 @@ _Static_assert(WS_VK_STATE_ERR_COMPACT == 1u, "the compaction shaders set error 
 _Static_assert(WS_VK_STATE_HOLES == 0 && WS_VK_STATE_MOVERS == 1 && WS_VK_STATE_DONE == 2 &&
                    WS_VK_STATE_ERROR == 3,
                "compact.glsl's STATE_* words; a compaction zeroes the first WS_VK_COMPACT_WORDS");
+/* How a compaction runs (WS_VULKAN_COMPACT): in one pass of pairs
+ * (compact_pairs.comp), in two passes of lists (compact_holes.comp, a
+ * barrier, compact_move.comp), or pairs up to WS_VK_COMPACT_PAIRS_MAX
+ * slots and lists above (auto, the default). On the H100 (s12run2) the
+ * pairs saved the device loop a barrier (bench_loop fused 17.2 / 18.0
+ * against 18.6 / 18.4 us) but compacted 2^24 slots in 481-487 against
+ * 302-306 us: about 11 ps per slot more against about 2 us less per
+ * compaction, even near 2^17.5 slots. */
+enum ws_vk_compact_mode { WS_VK_COMPACT_AUTO = 0, WS_VK_COMPACT_PAIRS, WS_VK_COMPACT_LISTS };
+#define WS_VK_COMPACT_PAIRS_MAX (1u << 17)
+/* Whether a compaction over at most `slots` slots runs in pairs. */
+static inline bool ws_vk_compact_pairs(int mode, uint64_t slots) {
+  return mode == WS_VK_COMPACT_PAIRS || (mode == WS_VK_COMPACT_AUTO && slots <= WS_VK_COMPACT_PAIRS_MAX);
+}
+
 /* The words a compaction starts from zero: the two tickets and the tiles
  * finished (not the sticky error word after them). */
 #define WS_VK_COMPACT_WORDS 3u

@@ -124,7 +124,7 @@ typedef struct loop_push {
   uint64_t counts;          /* the scheduler's counts (the prefetch's second range) */
   uint32_t prefetch_state;  /* bytes of the state block to prefetch; 0: WS_VULKAN_LOOP_PREFETCH=off */
   uint32_t prefetch_counts; /* likewise, of the counts */
-  uint32_t compact_lists;   /* WS_VULKAN_COMPACT=lists: two commands per compaction */
+  uint32_t compact_lists;   /* compactions in lists (ws_vk_loop.pairs false): two commands each */
   uint32_t reserved;
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
@@ -154,6 +154,7 @@ typedef struct ws_vk_loop {
   uint32_t repeats;    /* executions of cmd per loop_run */
   bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
   bool compaction;     /* the stream checks the compaction error word */
+  bool pairs;          /* its compactions run in pairs (compact_pairs.comp), not lists */
   /* compaction in pairs: the pair words of the frames' compaction and of
    * each append storage's, zeroed at every submission (compact_pairs.comp
    * keeps them 0 between compactions; the fill covers a first use and a
@@ -401,7 +402,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       if (k > 0 && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES,
                               WS_VK_COMPACT_WORDS)) != WS_OK)
         break;
-      if (!vk->compact_lists) {
+      if (l->pairs) {
         indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_PAIRS], &sp, sizeof sp, c);
       } else {
         indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_HOLES], &sp, sizeof sp, c);
@@ -417,7 +418,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       if (d->storage_count && (st = zero(&r, vk->state->addr + 4u * WS_VK_STATE_HOLES,
                                          WS_VK_COMPACT_WORDS)) != WS_OK)
         break;
-      if (!vk->compact_lists) {
+      if (l->pairs) {
         /* one pass: the holes phase is empty, the movers' phase has it */
         stamp(&r, t, 1 + STAMP_HOLES);
         indirect(&r, vk->queue_pipelines[WS_VK_QS_COMPACT_PAIRS], &compact, sizeof compact,
@@ -614,7 +615,14 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (stamps) /* one execution per submission: each query is written once after its reset */
     l->repeats = 1u;
   l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0 || desc->storage_count != 0;
-  if (l->compaction && !vk->compact_lists) {
+  /* pairs or lists for every compaction of the loop, by the largest range
+   * one can have (vk_internal.h ws_vk_compact_pairs) */
+  uint64_t widest = desc->flags & WS_DEC_COMPACTION ? desc->queue.capacity : 0u;
+  for (uint32_t k = 0; k < desc->storage_count; ++k)
+    if (desc->storage[k].q.capacity > widest)
+      widest = desc->storage[k].q.capacity;
+  l->pairs = l->compaction && ws_vk_compact_pairs(vk->compact_mode, widest);
+  if (l->pairs) {
     /* a compaction of capacity C moves at most C / 2 frames (holes below
      * the live count, movers above it) */
     l->pair_words = ws_calloc(1u + desc->storage_count, sizeof *l->pair_words + sizeof(uint32_t));
@@ -654,7 +662,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                                         : WS_VK_LOOP_PREFETCH_MAX)
                                  : 0u,
                         prefetch ? 4u * WS_COUNTS_WORDS(desc->K) : 0u,
-                        vk->compact_lists ? 1u : 0u,
+                        l->pairs ? 0u : 1u,
                         0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {

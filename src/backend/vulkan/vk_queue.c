@@ -93,9 +93,10 @@ ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q) {
   return dispatch_items(dev, WS_VK_QS_PUBLISH, &p, sizeof p, q->n, "queue publish");
 }
 
-/* One pass (shaders/compact_pairs.comp): hole k of [0, n) and live frame k
+/* Up to WS_VK_COMPACT_PAIRS_MAX slots (WS_VULKAN_COMPACT, vk_internal.h),
+ * one pass (shaders/compact_pairs.comp): hole k of [0, n) and live frame k
  * of [n, scan) meet at scratch[k], which starts 0 (filled here: pairs never
- * outnumber min(n, scan - n)). WS_VULKAN_COMPACT=lists: two passes, the
+ * outnumber min(n, scan - n)). Above, or with lists: two passes, the
  * free slots of [0, n) list themselves in scratch, then the k-th live frame
  * found in [n, scan) moves into scratch[k]. With exactly n live frames in
  * [0, scan) there are as many movers as holes; a surplus mover stays where
@@ -110,8 +111,9 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
                        q->field_count, WS_MAX_FRAME_FIELDS);
   ws_status st =
       ws_vk_record_fill(dev, vk->state->addr + 4u * WS_VK_STATE_HOLES, 0, WS_VK_COMPACT_WORDS);
+  const bool in_pairs = ws_vk_compact_pairs(vk->compact_mode, q->scan);
   const uint32_t pairs = q->n < q->scan - q->n ? q->n : q->scan - q->n;
-  if (st == WS_OK && !vk->compact_lists && pairs)
+  if (st == WS_OK && in_pairs && pairs)
     st = ws_vk_record_fill(dev, q->scratch, 0, pairs);
   if (st != WS_OK)
     return st;
@@ -125,7 +127,7 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   const compact_push p = {q->tokens,  q->ids,          q->frames,      q->field_offsets,
                           q->scratch, vk->state->addr, q->n,           q->scan,
                           q->layout,  q->frame_size,   q->field_count, 0, 0};
-  if (!vk->compact_lists)
+  if (in_pairs)
     st = dispatch_items(dev, WS_VK_QS_COMPACT_PAIRS, &p, sizeof p, q->scan, "compaction in pairs");
   else if ((st = dispatch_items(dev, WS_VK_QS_COMPACT_HOLES, &p, sizeof p, q->n,
                                 "compaction holes")) == WS_OK)
