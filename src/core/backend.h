@@ -180,9 +180,12 @@ typedef struct ws_backend_ops {
    * synchronizes; a backend may stop earlier with the state still RUNNING,
    * and the caller runs it again); loop_destroy releases it. loop_create
    * answers WS_ECONFIG_LOOP for a configuration its loop cannot run: the
-   * scheduler then runs the host loop, unless the device loop was asked for. */
+   * scheduler then runs the host loop, unless the device loop was asked for.
+   * `round` counts loop_run's calls within one dispatch, from 0: a backend
+   * that stops earlier may run more iterations per call as a dispatch goes
+   * on (Vulkan). */
   ws_status (*loop_create)(ws_device *dev, const ws_loop_desc *desc, void **loop);
-  ws_status (*loop_run)(ws_device *dev, void *loop);
+  ws_status (*loop_run)(ws_device *dev, void *loop, uint32_t round);
   void (*loop_destroy)(ws_device *dev, void *loop);
 
   /* (optional) default: nothing known, no check. Device memory the next

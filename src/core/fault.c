@@ -155,11 +155,11 @@ static ws_status f_loop_create(ws_device *dev, const ws_loop_desc *desc, void **
   return INNER(dev)->loop_create(dev, desc, loop);
 }
 
-static ws_status f_loop_run(ws_device *dev, void *loop) {
+static ws_status f_loop_run(ws_device *dev, void *loop, uint32_t round) {
   ws_status st;
   if (fault_hit(dev, "loop_run", WS_EBACKEND, &st))
     return st;
-  return INNER(dev)->loop_run(dev, loop);
+  return INNER(dev)->loop_run(dev, loop, round);
 }
 
 static void f_loop_destroy(ws_device *dev, void *loop) { INNER(dev)->loop_destroy(dev, loop); }

@@ -263,8 +263,9 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
     return ws_sched_fail(s, st, "device timer failed: %s", ws_device_last_error(s->dev));
   const unsigned char *img = ws_readback_data(l->rb);
   const ws_dstate *d = (const ws_dstate *)(const void *)img;
+  uint32_t round = 0;
   do {
-    if ((st = s->dev->ops->loop_run(s->dev, l->backend)) != WS_OK ||
+    if ((st = s->dev->ops->loop_run(s->dev, l->backend, round++)) != WS_OK ||
         (st = ws_readback_enqueue(l->rb, 0, l->mem, 0, l->size)) != WS_OK ||
         (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
       return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",

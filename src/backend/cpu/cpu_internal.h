@@ -11,7 +11,7 @@ ws_cpu_pool *ws_cpu_pool_of(ws_device *dev);
 
 /* The device loop (cpu_loop.c): backend.h loop_create / loop_run / loop_destroy. */
 ws_status ws_cpu_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
-ws_status ws_cpu_loop_run(ws_device *dev, void *loop);
+ws_status ws_cpu_loop_run(ws_device *dev, void *loop, uint32_t round);
 void ws_cpu_loop_destroy(ws_device *dev, void *loop);
 
 #endif

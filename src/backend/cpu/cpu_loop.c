@@ -125,7 +125,8 @@ static ws_status run_plan(ws_device *dev, const cpu_loop *l, const ws_dstate *st
   }
 }
 
-ws_status ws_cpu_loop_run(ws_device *dev, void *loop) {
+ws_status ws_cpu_loop_run(ws_device *dev, void *loop, uint32_t round) {
+  (void)round; /* it runs to the interval or the end */
   const cpu_loop *l = loop;
   ws_dstate *st = WS_DEC_PTR(ws_dstate, l->d.state);
   const ws_backend_ops *ops = dev->ops;

@@ -236,7 +236,7 @@ ws_status ws_cuda_dl_compact(ws_device *dev, const ws_queue_args *q, const uint3
                              const uint32_t *scan, ws_guard guard);
 /* cuda_loop.cu: the device loop (backend.h loop_create / loop_run / loop_destroy). */
 ws_status ws_cuda_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
-ws_status ws_cuda_loop_run(ws_device *dev, void *loop);
+ws_status ws_cuda_loop_run(ws_device *dev, void *loop, uint32_t round);
 void ws_cuda_loop_destroy(ws_device *dev, void *loop);
 
 #endif

@@ -583,7 +583,8 @@ ws_status ws_cuda_loop_create(ws_device *dev, const ws_loop_desc *desc, void **o
   return WS_OK;
 }
 
-ws_status ws_cuda_loop_run(ws_device *dev, void *loop) {
+ws_status ws_cuda_loop_run(ws_device *dev, void *loop, uint32_t round) {
+  (void)round; /* the graph runs to the interval or the end */
   ws_cuda_loop *l = (ws_cuda_loop *)loop;
   ws_status st = ws_cuda_bind(dev);
   if (st != WS_OK)

@@ -394,7 +394,7 @@ ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launc
 
 /* vk_loop.c: the device loop (backend.h loop_create / loop_run / loop_destroy) */
 ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
-ws_status ws_vk_loop_run(ws_device *dev, void *loop);
+ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round);
 void ws_vk_loop_destroy(ws_device *dev, void *loop);
 
 /* vk_queue.c */

@@ -41,16 +41,18 @@
  * environment variable WS_VULKAN_LOOP_ITERATIONS overrides it). The
  * iteration that ends the run (the dispatch done or failed, or
  * observe_interval iterations) sets the halt word, and the recorded
- * iterations after it do nothing; a run that is still going after T
- * iterations (observe_interval 0 or larger than T) ends its submission
- * there and the host submits again after reading the state (loop_device.c),
- * so a dispatch synchronizes once per T iterations, or once per interval
- * (the secondary buffer executed ceil(interval / T) times in one
- * submission, at most WS_VK_LOOP_REPEATS_MAX times: a longer interval
- * synchronizes every 8 T iterations). docs/decisions.md has the reasons
- * for 32. With WS_VULKAN_LOOP_TIMESTAMPS=1 each recorded iteration also
- * writes a timestamp at its start and after each phase (stamp), and the
- * buffer runs once per submission.
+ * iterations after it do nothing; a run that is still going at the end of
+ * its submission ends it there and the host submits again after reading the
+ * state (loop_device.c). With observe_interval set, a submission executes
+ * the secondary buffer ceil(interval / T) times, at most
+ * WS_VK_LOOP_REPEATS_MAX (a longer interval synchronizes every 8 T
+ * iterations); without, 1, 2, then 4 times (WS_VK_LOOP_GROWTH_MAX) in a
+ * dispatch's first, second and later submissions: 32, 64, then 128
+ * iterations per synchronization, so that a short dispatch runs few empty
+ * iterations and a long one synchronizes rarely. docs/decisions.md has the
+ * reasons and the measurements. With WS_VULKAN_LOOP_TIMESTAMPS=1 each
+ * recorded iteration also writes a timestamp at its start and after each
+ * phase (stamp), and the buffer runs once per submission.
  *
  * Not supported (loop_create answers WS_ECONFIG_LOOP, and the scheduler
  * runs the host loop unless the device loop was asked for): the tail (GLSL
@@ -74,6 +76,11 @@
  * T times this synchronizes every T * WS_VK_LOOP_REPEATS_MAX iterations, so
  * that a dispatch never records more empty iterations than that. */
 #define WS_VK_LOOP_REPEATS_MAX 8u
+/* Without observe_interval, executions of the recording per submission:
+ * 1 in a dispatch's first submission, then twice as many in each, at most
+ * WS_VK_LOOP_GROWTH_MAX (docs/decisions.md: T = 32, so 32, 64, 128, 128,
+ * ... iterations per host synchronization). */
+#define WS_VK_LOOP_GROWTH_MAX 4u
 
 /* Indirect commands (shaders/loop.comp) */
 enum { CMD_OBS = 0, CMD_HOLES = 1, CMD_MOVE = 2, CMD_GATHER = 3, CMD_PUBLISH = 4, CMD_STEP = 5 };
@@ -151,7 +158,7 @@ typedef struct ws_vk_loop {
   VkCommandBuffer cmd;
   ws_vk_buffer *words; /* loop.glsl's words, the commands, the stage grids */
   uint32_t iterations; /* T */
-  uint32_t repeats;    /* executions of cmd per loop_run */
+  uint32_t repeats;    /* executions of cmd per loop_run; 0: growing (WS_VK_LOOP_GROWTH_MAX) */
   bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
   bool compaction;     /* the stream checks the compaction error word */
   bool pairs;          /* its compactions run in pairs (compact_pairs.comp), not lists */
@@ -328,7 +335,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
    * waited for before the next is recorded); a driver may copy or patch such
    * a buffer at each execution instead of calling it. */
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = l->repeats > 1u
+                                 .flags = l->repeats != 1u
                                               ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT
                                               : 0u,
                                  .pInheritanceInfo = &inh};
@@ -609,7 +616,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   const uint32_t base = env_iterations();
   l->barriers_full = full;
   l->iterations = desc->interval && desc->interval < base ? desc->interval : base;
-  l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 1u;
+  l->repeats = desc->interval ? (desc->interval + l->iterations - 1u) / l->iterations : 0u;
   if (l->repeats > WS_VK_LOOP_REPEATS_MAX)
     l->repeats = WS_VK_LOOP_REPEATS_MAX;
   if (stamps) /* one execution per submission: each query is written once after its reset */
@@ -715,7 +722,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   return WS_OK;
 }
 
-ws_status ws_vk_loop_run(ws_device *dev, void *loop) {
+ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {
   ws_vk_loop *l = loop;
   ws_vk_impl *vk = ws_vk_of(dev);
   /* the prime: once per submission, so that a halt stays a halt through
@@ -742,7 +749,10 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop) {
     return st;
   if (l->stamps)
     vkCmdResetQueryPool(vk->cmd, l->stamps, 0, l->iterations * STAMPS_PER_ITERATION);
-  for (uint32_t k = 0; k < l->repeats; ++k)
+  const uint32_t runs = l->repeats                                            ? l->repeats
+                        : round < 31u && (1u << round) < WS_VK_LOOP_GROWTH_MAX ? 1u << round
+                                                                            : WS_VK_LOOP_GROWTH_MAX;
+  for (uint32_t k = 0; k < runs; ++k)
     vkCmdExecuteCommands(vk->cmd, 1, &l->cmd);
   if (l->stamps) {
     /* the decide shaders' count of iterations that ran, for stamps_add */
