@@ -193,8 +193,8 @@ static ws_status env_queue(ws_device *dev) {
     else if (strcmp(c, "lists") == 0)
       vk->compact_mode = WS_VK_COMPACT_LISTS;
     else
-      return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_COMPACT='%s' is none of auto, pairs, lists",
-                         c);
+      return ws_dev_fail(dev, WS_EINVAL,
+                         "vulkan: WS_VULKAN_COMPACT='%s' is none of auto, pairs, lists", c);
   }
   return WS_OK;
 }

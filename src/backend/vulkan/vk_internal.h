@@ -316,7 +316,8 @@ enum ws_vk_compact_mode { WS_VK_COMPACT_AUTO = 0, WS_VK_COMPACT_PAIRS, WS_VK_COM
 #define WS_VK_COMPACT_PAIRS_MAX (1u << 17)
 /* Whether a compaction over at most `slots` slots runs in pairs. */
 static inline bool ws_vk_compact_pairs(int mode, uint64_t slots) {
-  return mode == WS_VK_COMPACT_PAIRS || (mode == WS_VK_COMPACT_AUTO && slots <= WS_VK_COMPACT_PAIRS_MAX);
+  return mode == WS_VK_COMPACT_PAIRS ||
+         (mode == WS_VK_COMPACT_AUTO && slots <= WS_VK_COMPACT_PAIRS_MAX);
 }
 
 /* The words a compaction starts from zero: the two tickets and the tiles

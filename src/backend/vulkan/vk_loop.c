@@ -12,7 +12,8 @@
  *     [materialized] zero counts; count; gather_all prefix; gather_all
  *     [verification] zero recount; count into recount
  *     decide (loop.comp, mode 0, one workgroup whose first invocation
- *            decides; the others prefetch unless WS_VULKAN_LOOP_PREFETCH=off): decide.glsl's decisions,
+ *            decides; the others prefetch unless
+ *            WS_VULKAN_LOOP_PREFETCH=off): decide.glsl's decisions,
  *            then the group counts of every launch below; it also zeroes
  *            the counters of the iteration's first compaction
  *     [append storages] each one's compaction over the range the decision
@@ -749,9 +750,10 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {
     return st;
   if (l->stamps)
     vkCmdResetQueryPool(vk->cmd, l->stamps, 0, l->iterations * STAMPS_PER_ITERATION);
-  const uint32_t runs = l->repeats                                            ? l->repeats
-                        : round < 31u && (1u << round) < WS_VK_LOOP_GROWTH_MAX ? 1u << round
-                                                                            : WS_VK_LOOP_GROWTH_MAX;
+  uint32_t runs = l->repeats;
+  if (!runs) /* growing with the dispatch's rounds: 1, 2, 4, ... at most the cap */
+    runs = round < 31u && (1u << round) < WS_VK_LOOP_GROWTH_MAX ? 1u << round
+                                                                 : WS_VK_LOOP_GROWTH_MAX;
   for (uint32_t k = 0; k < runs; ++k)
     vkCmdExecuteCommands(vk->cmd, 1, &l->cmd);
   if (l->stamps) {
