@@ -18,8 +18,8 @@
  *            the counters of the iteration's first compaction
  *     [append storages] each one's compaction over the range the decision
  *            chose (issue 18; compact_pairs, or compact_holes and
- *            compact_move with WS_VULKAN_COMPACT=lists)
- *     [compaction]   pairs (lists: holes, then movers)
+ *            compact_move: ws_vk_loop.pairs, WS_VULKAN_COMPACT)
+ *     [compaction]   pairs (or lists: holes, then movers)
  *     gather (with the pairs or the movers, under compaction: never both in
  *            one plan; none in scan mode, whose launches find their own
  *            frames)
@@ -167,9 +167,11 @@ typedef struct ws_vk_loop {
    * each append storage's, zeroed at every submission (compact_pairs.comp
    * keeps them 0 between compactions; the fill covers a first use and a
    * submission that stopped at an error) */
-  uint64_t *pair_words;
-  uint32_t *pair_count;
-  uint32_t pair_lists;
+  struct pair_fill {
+    uint64_t addr;
+    uint32_t words;
+  } *pair_fills;
+  uint32_t pair_fill_count;
   loop_push push;      /* the decide shader's (mode 0) */
   /* WS_VULKAN_LOOP_TIMESTAMPS: T * STAMPS_PER_ITERATION queries, or none */
   VkQueryPool stamps;
@@ -577,7 +579,7 @@ void ws_vk_loop_destroy(ws_device *dev, void *loop) {
     vkDestroyCommandPool(vk->device, l->pool, NULL); /* frees cmd */
   if (l->words)
     ws_vk_buffer_destroy(dev, l->words);
-  ws_free(l->pair_words);
+  ws_free(l->pair_fills);
   ws_free(l);
 }
 
@@ -633,20 +635,17 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (l->pairs) {
     /* a compaction of capacity C moves at most C / 2 frames (holes below
      * the live count, movers above it) */
-    l->pair_words = ws_calloc(1u + desc->storage_count, sizeof *l->pair_words + sizeof(uint32_t));
-    if (!l->pair_words) {
+    l->pair_fills = ws_calloc(1u + desc->storage_count, sizeof *l->pair_fills);
+    if (!l->pair_fills) {
       ws_free(l);
       return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
     }
-    l->pair_count = (uint32_t *)(l->pair_words + 1u + desc->storage_count);
-    if (desc->flags & WS_DEC_COMPACTION) {
-      l->pair_words[l->pair_lists] = desc->queue.scratch;
-      l->pair_count[l->pair_lists++] = desc->queue.capacity / 2u + 1u;
-    }
-    for (uint32_t k = 0; k < desc->storage_count; ++k) {
-      l->pair_words[l->pair_lists] = desc->storage[k].q.scratch;
-      l->pair_count[l->pair_lists++] = desc->storage[k].q.capacity / 2u + 1u;
-    }
+    if (desc->flags & WS_DEC_COMPACTION)
+      l->pair_fills[l->pair_fill_count++] =
+          (struct pair_fill){desc->queue.scratch, desc->queue.capacity / 2u + 1u};
+    for (uint32_t k = 0; k < desc->storage_count; ++k)
+      l->pair_fills[l->pair_fill_count++] =
+          (struct pair_fill){desc->storage[k].q.scratch, desc->storage[k].q.capacity / 2u + 1u};
   }
   /* the words: loop.glsl's, 3 per command, each stage kernel's groups, then
    * each append storage's block */
@@ -741,8 +740,8 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {
     if (st != WS_OK)
       return st;
   }
-  for (uint32_t i = 0; i < l->pair_lists && st == WS_OK; ++i)
-    st = ws_vk_record_fill(dev, l->pair_words[i], 0, l->pair_count[i]);
+  for (uint32_t i = 0; i < l->pair_fill_count && st == WS_OK; ++i)
+    st = ws_vk_record_fill(dev, l->pair_fills[i].addr, 0, l->pair_fills[i].words);
   if (st == WS_OK)
     st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, WS_VK_LOOP_LANES,
                              WS_VK_LOOP_LANES, "the device loop's prime");

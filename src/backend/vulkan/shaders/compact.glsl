@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by compact_pairs.comp (the default) and compact_holes.comp with
- * compact_move.comp (WS_VULKAN_COMPACT=lists): the push constants
+/* Shared by compact_pairs.comp and by compact_holes.comp with
+ * compact_move.comp (WS_VULKAN_COMPACT, vk_internal.h): the push constants
  * (vk_queue.c compact_push), the state words and the move of one frame. */
 #ifndef WAVESCHED_VK_COMPACT_GLSL
 #define WAVESCHED_VK_COMPACT_GLSL

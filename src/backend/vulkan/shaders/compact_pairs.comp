@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #version 460
-/* Compaction in one pass (the default; WS_VULKAN_COMPACT=lists runs
- * compact_holes.comp, a barrier, then compact_move.comp). Over [0, scan),
+/* Compaction in one pass (by default up to 2^17 slots, WS_VULKAN_COMPACT
+ * in vk_internal.h; the lists are compact_holes.comp, a barrier, then
+ * compact_move.comp). Over [0, scan),
  * every free slot of [0, n) draws hole ticket k from state[HOLES] and every
  * live slot of [n, scan) draws mover ticket k from state[MOVERS]; hole k
  * and mover k meet at the pair word scratch[k]: the first of the two to
@@ -31,7 +32,7 @@
 #include "queue.glsl"
 #include "compact.glsl"
 
-shared uint ws_pairs_last; /* 0, or 1 + this workgroup finished the last tile */
+shared uint ws_pairs_last; /* 1: this workgroup finished the last tile */
 
 /* Slot s with ticket k at its pair word; the second to arrive moves. */
 void ws_meet(uint k, uint s, bool hole, uint token) {

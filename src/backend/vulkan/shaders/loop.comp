@@ -18,9 +18,9 @@
  *
  * Commands (VkDispatchIndirectCommand at word WS_DL_CMD + 3 c):
  *   c = 0          observation (count, gather_all, recount) over [0, high)
- *   c = 1, 2       compaction: pairs over [0, scan) (c = 2 unused), or with
- *                  WS_VULKAN_COMPACT=lists holes over [0, n), movers over
- *                  [n, scan)
+ *   c = 1, 2       compaction: pairs over [0, scan) (c = 2 unused), or in
+ *                  lists (vk_loop.c chose: compact_lists) holes over [0, n),
+ *                  movers over [n, scan)
  *   c = 3          gather over [0, gather_scan) (never in scan mode)
  *   c = 4          publish over the launch's frames
  *   c = 5 + j      the step of continuation j (0 = the entry), strided; in
@@ -60,7 +60,7 @@ layout(push_constant, scalar) uniform loop_pc {
   layout(offset = 72) uint64_t counts;
   layout(offset = 80) uint prefetch_state;
   layout(offset = 84) uint prefetch_counts;
-  layout(offset = 88) uint compact_lists; /* WS_VULKAN_COMPACT=lists */
+  layout(offset = 88) uint compact_lists; /* 1: this loop compacts in lists, not pairs */
 } P;
 
 const uint CMD_OBS = 0u;
