@@ -517,7 +517,11 @@ float ws_atomic_add_f32(uint64_t addr, float v) {
  * co_ws_dev_at / co_ws_dev_count do): the plan's count when it names this
  * continuation, every frame of the queue under the all-queues policy, none
  * otherwise; the decide shader sizes the indirect dispatch to one invocation
- * per frame (base group 0, so the index is the plain global one). */
+ * per frame (base group 0, so the index is the plain global one). A launch
+ * whose src is WS_PLAN_SRC_ANY (the generic step, never a specialized one)
+ * runs the plan's continuation, whichever it is: the device loop's one step
+ * dispatch under the greedy policy (WS_VULKAN_LOOP_STEPS=one, vk_loop.c),
+ * where an iteration runs at most one continuation. */
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_launch_plan_ref {
   uint action;
   uint src;
@@ -530,6 +534,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
 #define WS_PLAN_REFILL 1u
 #define WS_PLAN_RESUME 2u
 #define WS_PLAN_RESUME_ALL 3u
+#define WS_PLAN_SRC_ANY 0xffffffffu
 #define WS_CORO_STEP_MAIN_(co, tframe, targs)                                              \
   /* the step's continuation: the specialization's, a constant the driver                  \
    * folds every test of src below with, else the launch's */                              \
@@ -578,17 +583,23 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer ws_
     uint i, n, base = 0u, slot_base, first;                                                \
     uint64_t slots;                                                                        \
     bool scan, real = true;                                                                \
-    const uint src = co##_ws_src();                                                        \
+    uint src = co##_ws_src();                                                              \
     if (WS_LAUNCH.plan != 0ul) {                                                           \
       ws_launch_plan_ref pl = ws_launch_plan_ref(WS_LAUNCH.plan);                          \
       n = 0u;                                                                              \
       if (pl.action == WS_PLAN_RESUME_ALL) {                                               \
-        /* queue src's slots follow queues 1..src-1 in the sorted list */                  \
-        n = src != 0u ? WS_PTR(uint32_t, WS_LAUNCH.counts)[src] : 0u;                      \
-        for (uint t = 1u; t < src; ++t)                                                    \
-          base += WS_PTR(uint32_t, WS_LAUNCH.counts)[t];                                   \
+        /* queue src's slots follow queues 1..src-1 in the sorted list (a              \
+         * WS_PLAN_SRC_ANY launch is never recorded for this policy: none) */          \
+        if (src != 0u && src <= WS_LAUNCH.continuation_count) {                            \
+          n = WS_PTR(uint32_t, WS_LAUNCH.counts)[src];                                     \
+          for (uint t = 1u; t < src; ++t)                                                  \
+            base += WS_PTR(uint32_t, WS_LAUNCH.counts)[t];                                 \
+        }                                                                                  \
       } else if ((pl.action == WS_PLAN_REFILL || pl.action == WS_PLAN_RESUME) &&           \
-                 pl.src == src) {                                                          \
+                 (pl.src == src || src == WS_PLAN_SRC_ANY)) {                              \
+        /* only when ANY: a specialized step's src stays the constant it folds */     \
+        if (src == WS_PLAN_SRC_ANY)                                                        \
+          src = pl.src;                                                                    \
         n = pl.count;                                                                      \
         base = pl.slot_offset;                                                             \
       }                                                                                    \

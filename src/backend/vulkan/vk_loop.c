@@ -23,7 +23,9 @@
  *     gather (with the pairs or the movers, under compaction: never both in
  *            one plan; none in scan mode, whose launches find their own
  *            frames)
- *     the steps of continuations 0..K and the auxiliary stage kernels
+ *     the steps of continuations 0..K (or, WS_VULKAN_LOOP_STEPS=one under
+ *            the greedy policy, one step running the plan's continuation)
+ *            and the auxiliary stage kernels
  *     [incremental]  publish
  *
  * Every launch after the decide shader is a vkCmdDispatchIndirect whose
@@ -133,7 +135,7 @@ typedef struct loop_push {
   uint32_t prefetch_state;  /* bytes of the state block to prefetch; 0: WS_VULKAN_LOOP_PREFETCH=off */
   uint32_t prefetch_counts; /* likewise, of the counts */
   uint32_t compact_lists;   /* compactions in lists (ws_vk_loop.pairs false): two commands each */
-  uint32_t reserved;
+  uint32_t one_step;        /* 1: one step dispatch, command CMD_STEP, runs the plan's continuation */
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
@@ -141,6 +143,10 @@ WS_VK_PUSH_CHECK_(loop_push, storages, 56);
 WS_VK_PUSH_CHECK_(loop_push, holes, 64);
 WS_VK_PUSH_CHECK_(loop_push, prefetch_counts, 84);
 WS_VK_PUSH_CHECK_(loop_push, compact_lists, 88);
+WS_VK_PUSH_CHECK_(loop_push, one_step, 92);
+
+/* kernel.glsl WS_PLAN_SRC_ANY: the step launch runs the plan's continuation */
+#define WS_VK_PLAN_SRC_ANY 0xffffffffu
 
 /* Per-phase timestamps (WS_VULKAN_LOOP_TIMESTAMPS=1, a measuring aid):
  * STAMP_PHASES + 1 timestamps per recorded iteration, at its start and
@@ -200,6 +206,15 @@ static uint32_t env_iterations(void) {
 static ws_status env_barriers(ws_device *dev, bool *full) {
   return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_BARRIERS", "exact", "full", false,
                           full);
+}
+
+/* WS_VULKAN_LOOP_STEPS: each (the default: one step dispatch per
+ * continuation, in the pipeline specialized for it) or one (under the greedy
+ * policy, one dispatch of the generic step that runs whichever continuation
+ * the plan names: K fewer empty indirect dispatches per iteration, but the
+ * heaviest continuation's registers for every one; docs/decisions.md). */
+static ws_status env_steps(ws_device *dev, bool *one) {
+  return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_STEPS", "each", "one", false, one);
 }
 
 /* WS_VULKAN_LOOP_TIMESTAMPS: 0 (the default) or 1 (per-phase timestamps). */
@@ -317,8 +332,12 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
   VkPipeline *stage_p = step + d->K + 1u;
   ws_status st = WS_OK;
-  for (uint32_t j = 0; j <= d->K && st == WS_OK; ++j)
-    st = ws_vk_step_pipeline(dev, d->entry, d->block, j, d->launch.continuation_count, &step[j]);
+  /* one_step: step[0] is the generic step (a src past the continuation
+   * count), which runs the plan's continuation */
+  const uint32_t steps = l->push.one_step ? 1u : d->K + 1u;
+  for (uint32_t j = 0; j < steps && st == WS_OK; ++j)
+    st = ws_vk_step_pipeline(dev, d->entry, d->block, l->push.one_step ? WS_VK_PLAN_SRC_ANY : j,
+                             d->launch.continuation_count, &step[j]);
   /* An indirect dispatch has no base group to carry the last group's pad
    * (kernel.glsl launch geometry), so a count that is not a whole number
    * of groups needs the specialization WS_INVOCATIONS = count; a whole
@@ -456,12 +475,13 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
       loop_barrier(&r, BAR_COMPUTE);
     stamp(&r, t, 1 + STAMP_MOVE);
     /* One dispatch per continuation, src a push constant (and the
-     * pipeline's specialization, when on): one dispatch under the greedy
-     * policy running the plan's continuation, read from memory, made the
-     * step 3.5 % slower on lavapipe (docs/decisions.md). */
-    for (uint32_t j = 0; j <= d->K; ++j) {
+     * pipeline's specialization, when on), unless WS_VULKAN_LOOP_STEPS=one:
+     * one dispatch under the greedy policy running the plan's continuation,
+     * read from memory, which made the step 3.5 % slower on lavapipe
+     * (docs/decisions.md). */
+    for (uint32_t j = 0; j < steps; ++j) {
       ws_launch ln = d->launch;
-      ln.src = j;
+      ln.src = l->push.one_step ? WS_VK_PLAN_SRC_ANY : j;
       indirect(&r, step[j], &ln, sizeof ln, CMD_STEP + j);
       if (!greedy) /* the all-queues policy runs them in order, as CUDA does */
         loop_barrier(&r, j == d->K && !publishes ? last : BAR_COMPUTE);
@@ -594,8 +614,10 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
   bool full = false, stamps = false;
-  bool prefetch = false;
+  bool prefetch = false, one_step = false;
   ws_status st = env_barriers(dev, &full);
+  if (st == WS_OK)
+    st = env_steps(dev, &one_step);
   if (st == WS_OK)
     st = env_timestamps(dev, &stamps);
   if (st == WS_OK)
@@ -670,7 +692,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                                  : 0u,
                         prefetch ? 4u * WS_COUNTS_WORDS(desc->K) : 0u,
                         l->pairs ? 0u : 1u,
-                        0u};
+                        one_step && (desc->flags & WS_DEC_GREEDY) ? 1u : 0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
     ws_free(l);

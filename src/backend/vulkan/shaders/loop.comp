@@ -24,7 +24,9 @@
  *   c = 3          gather over [0, gather_scan) (never in scan mode)
  *   c = 4          publish over the launch's frames
  *   c = 5 + j      the step of continuation j (0 = the entry), strided; in
- *                  scan mode over the slots below its scan bound
+ *                  scan mode over the slots below its scan bound; with
+ *                  one_step (WS_VULKAN_LOOP_STEPS=one) c = 5 alone, the
+ *                  plan's continuation (c = 6 .. 5 + K unused)
  *   c = 6 + K + i  auxiliary stage kernel i (statistics order)
  *   c = 6 + K + S + 2 k, + 1   append storage k's compaction (issue 18):
  *                  as c = 1, 2 over [0, live) and [live, scan), the range
@@ -61,6 +63,7 @@ layout(push_constant, scalar) uniform loop_pc {
   layout(offset = 80) uint prefetch_state;
   layout(offset = 84) uint prefetch_counts;
   layout(offset = 88) uint compact_lists; /* 1: this loop compacts in lists, not pairs */
+  layout(offset = 92) uint one_step; /* 1: one step dispatch, c = 5, whichever continuation runs */
 } P;
 
 const uint CMD_OBS = 0u;
@@ -109,8 +112,11 @@ void compact_cmds(uint c, uint live, uint scan) {
 }
 
 /* one invocation per frame (kernel.glsl's step has no loop: vk_loop.c
- * refuses pools whose grid exceeds max_groups) */
-void step_cmd(uint src, uint n) { set_cmd(CMD_STEP + src, groups(n, P.block)); }
+ * refuses pools whose grid exceeds max_groups); with one_step (the greedy
+ * policy's plans name at most one continuation) the one step dispatch */
+void step_cmd(uint src, uint n) {
+  set_cmd(CMD_STEP + (P.one_step != 0u ? 0u : src), groups(n, P.block));
+}
 
 /* The decisions are one invocation's chain of dependent loads (the halt
  * word, the state, each count, each statistic it compares), each a round
