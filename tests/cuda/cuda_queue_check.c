@@ -699,7 +699,8 @@ static int knobs_refused(const ws_device_config *config) {
                                               {"WS_VULKAN_QUEUE_GROUPS", "-1"},
                                               {"WS_VULKAN_QUEUE_GROUPS", "4000000000"},
                                               {"WS_VULKAN_QUEUE_CURSORS", "spread"},
-                                              {"WS_VULKAN_COMPACT", "both"}};
+                                              {"WS_VULKAN_COMPACT", "both"},
+                                              {"WS_VULKAN_WAIT", "busy"}};
   static const char *const cuda_bad[][2] = {{"WS_CUDA_GATHER_CURSORS", "spread"},
                                             {"WS_CUDA_QUEUES", "fast"}};
   const bool vk = config->backend == WS_BACKEND_VULKAN;

@@ -156,6 +156,14 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
   return ws_vk_env_switch(dev, "", "WS_VULKAN_SPECIALIZE", "0", "1", true, on);
 }
 
+/* WS_VULKAN_WAIT: block (unset or empty: the default, vkWaitForFences) or
+ * spin (the host polls the fence: no wake-up latency after each
+ * submission, one host core busy while it waits; vk_stream.c wait_fence,
+ * docs/decisions.md). */
+static ws_status env_wait(ws_device *dev, bool *spin) {
+  return ws_vk_env_switch(dev, "", "WS_VULKAN_WAIT", "block", "spin", false, spin);
+}
+
 /* WS_VULKAN_QUEUE_GROUPS: unset or 0, each slot-parallel queue dispatch
  * gets one workgroup per tile of B * 8 slots (the default); N, at most N
  * workgroups, each walking tiles g, g + N, ... (shaders/queue.glsl). N must
@@ -648,6 +656,8 @@ ws_status ws_backend_vulkan_open(ws_device *dev, const ws_device_config *config)
     if (lim->maxComputeWorkGroupInvocations < vk->queue_block)
       vk->queue_block = lim->maxComputeWorkGroupInvocations;
     st = env_specialize(dev, &vk->specialize);
+    if (st == WS_OK)
+      st = env_wait(dev, &vk->wait_spin);
     if (st == WS_OK)
       st = env_queue(dev);
     if (st == WS_OK)

@@ -132,6 +132,9 @@ typedef struct ws_vk_impl {
   bool clear_state;     /* WS_VK_STATE_ERROR was reported: zero it before new work */
   VkPipeline bound;     /* pipeline bound in cmd */
   uint64_t timeout_ns;
+  /* WS_VULKAN_WAIT=spin: a synchronization polls the fence instead of
+   * sleeping in vkWaitForFences (vk_stream.c wait_fence) */
+  bool wait_spin;
 
   /* device timer (statistics): two timestamp queries, start and end.
    * timer_pool is VK_NULL_HANDLE when the queue family cannot write

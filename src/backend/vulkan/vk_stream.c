@@ -12,10 +12,12 @@
  * with the recorded message instead of touching a command buffer the queue
  * may still own.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (wait_fence) */
 #include "vk_internal.h"
 
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 /* The one barrier of the stream: every shader or transfer write before it
  * is visible to every shader or transfer access after it. It also orders
@@ -159,6 +161,28 @@ ws_status ws_vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_o
   return WS_OK;
 }
 
+/* Waits for the stream's fence: vkWaitForFences, or with WS_VULKAN_WAIT=spin
+ * vkGetFenceStatus in a loop (the clock read every 1024 polls), bounded by
+ * the same timeout. */
+static VkResult wait_fence(ws_vk_impl *vk) {
+  if (!vk->wait_spin)
+    return vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, vk->timeout_ns);
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (uint32_t i = 1;; ++i) {
+    const VkResult r = vkGetFenceStatus(vk->device, vk->fence);
+    if (r != VK_NOT_READY)
+      return r;
+    if (i % 1024u == 0) {
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      const uint64_t ns = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u +
+                          (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec;
+      if (ns >= vk->timeout_ns)
+        return VK_TIMEOUT;
+    }
+  }
+}
+
 /* Ends, submits and waits for the recorded work. On failure the stream is
  * broken (see the file comment). */
 static ws_status submit_and_wait(ws_device *dev) {
@@ -190,7 +214,7 @@ static ws_status submit_and_wait(ws_device *dev) {
                        .pCommandBuffers = &vk->cmd};
     st = WS_VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->fence);
     if (st == WS_OK) {
-      VkResult r = vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, vk->timeout_ns);
+      const VkResult r = wait_fence(vk);
       if (r == VK_TIMEOUT) {
         ws_dev_fail(dev, WS_EBACKEND,
                     "vulkan: vkWaitForFences: the stream did not finish within %" PRIu64
