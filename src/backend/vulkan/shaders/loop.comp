@@ -86,16 +86,15 @@ uint queue_groups(uint n) {
   return min(tiles, max(P.queue_groups, groups(tiles, WS_QUEUE_TILES_MAX)));
 }
 
-void set_cmd(uint c, uint x) {
-  ws_dec_u32s w = ws_dec_u32s(P.dyn);
-  w.v[WS_DL_CMD + 3u * c] = x;
-  w.v[WS_DL_CMD + 3u * c + 1u] = 1u;
-  w.v[WS_DL_CMD + 3u * c + 2u] = 1u;
-}
+/* A command's group count x; its y and z are 1 from the loop's creation
+ * (vk_loop.c) and nothing writes them. */
+void set_cmd(uint c, uint x) { ws_dec_u32s(P.dyn).v[WS_DL_CMD + 3u * c] = x; }
 
+/* Every command's x = 0, by the workgroup's invocations side by side (the
+ * deciding one then sets those its plan runs, after the barrier in main). */
 void clear_cmds() {
   const uint n = 6u + P.K + P.stages + 2u * P.storages;
-  for (uint c = 0u; c < n; ++c)
+  for (uint c = gl_LocalInvocationID.x; c < n; c += gl_WorkGroupSize.x)
     set_cmd(c, 0u);
 }
 
@@ -147,8 +146,13 @@ void main() {
   /* uniform in the workgroup, so that the subgroup's invocations prefetch
    * together; an iteration after the halt decides nothing worth loading for */
   const bool halted = w.v[WS_DL_HALT] != 0u; /* the prime (mode 1) does not read it */
+  clear_cmds();
   if (P.mode != 1u && (P.prefetch_state | P.prefetch_counts) != 0u && !halted)
     prefetch();
+  /* the zeroes before the deciding invocation's counts: one value per
+   * command when the indirect dispatches read them */
+  memoryBarrierBuffer();
+  barrier();
   if (gl_LocalInvocationID.x != 0u)
     return;
   if (P.mode == 1u) {
@@ -156,14 +160,12 @@ void main() {
     const bool running = r.v.status == WS_DEC_RUNNING;
     w.v[WS_DL_HALT] = running ? 0u : 1u;
     w.v[WS_DL_RAN] = 0u;
-    clear_cmds();
     if (running) {
       w.v[WS_DL_OBS_SCAN] = r.v.high;
       set_cmd(CMD_OBS, queue_groups(r.v.high));
     }
     return;
   }
-  clear_cmds();
   if (halted)
     return;
   /* iterations before the halt: the ones whose timestamps vk_loop.c adds
