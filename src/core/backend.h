@@ -197,6 +197,20 @@ typedef struct ws_backend_ops {
    * A query, never a failure point: the fault wrapper forwards it without
    * counting, and the core treats an error as "nothing known". */
   ws_status (*memory_available)(ws_device *dev, uint64_t *available, uint64_t *largest);
+
+  /* (optional) both or neither; default: each loop_run is followed by a
+   * synchronize. A pipelined device loop (loop_device.c) keeps one run
+   * queued behind the one the host waits for, so that the device does not
+   * idle while the host reads a state and submits the next run:
+   * loop_pipelined says whether this loop allows it (one more run after the
+   * one that ends the dispatch must execute no iteration and change
+   * nothing); flush submits everything enqueued so far without waiting for
+   * it, then waits for the submission before it, if one is pending, after
+   * which host memory written by enqueue_read before that earlier
+   * submission is valid. At most two submissions are ever pending, and
+   * `synchronize` waits for both. */
+  bool (*loop_pipelined)(ws_device *dev, void *loop);
+  ws_status (*flush)(ws_device *dev);
 } ws_backend_ops;
 
 #endif

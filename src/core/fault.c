@@ -164,6 +164,17 @@ static ws_status f_loop_run(ws_device *dev, void *loop, uint32_t round) {
 
 static void f_loop_destroy(ws_device *dev, void *loop) { INNER(dev)->loop_destroy(dev, loop); }
 
+static bool f_loop_pipelined(ws_device *dev, void *loop) {
+  return INNER(dev)->loop_pipelined(dev, loop);
+}
+
+static ws_status f_flush(ws_device *dev) {
+  ws_status st;
+  if (fault_hit(dev, "flush", WS_EBACKEND, &st))
+    return st;
+  return INNER(dev)->flush(dev);
+}
+
 /* A query, not a failure point (backend.h): forwarded, not counted. */
 static ws_status f_memory_available(ws_device *dev, uint64_t *available, uint64_t *largest) {
   return INNER(dev)->memory_available(dev, available, largest);
@@ -202,6 +213,8 @@ static ws_status wrap(ws_device *dev) {
         .loop_run = dev->ops->loop_run ? f_loop_run : NULL,
         .loop_destroy = dev->ops->loop_destroy ? f_loop_destroy : NULL,
         .memory_available = dev->ops->memory_available ? f_memory_available : NULL,
+        .loop_pipelined = dev->ops->loop_pipelined ? f_loop_pipelined : NULL,
+        .flush = dev->ops->flush ? f_flush : NULL,
     };
     dev->ops = &f->ops;
   }

@@ -26,6 +26,7 @@ struct ws_dloop {
   void *backend;           /* ops->loop_create's handle */
   ws_buffer *mem;          /* the layout above, on the device */
   ws_readback *rb;         /* ... read back at each synchronization */
+  ws_readback *rb2;        /* a pipelined loop's second readback (odd rounds), else NULL */
   unsigned char *image;    /* ... and its host image, uploaded per dispatch */
   size_t size;
   size_t off_works, off_node, off_aux, off_align;
@@ -64,6 +65,7 @@ void ws_loop_device_release(ws_scheduler *s) {
     s->dev->ops->loop_destroy(s->dev, l->backend);
   ws_buffer_destroy(l->mem);
   ws_readback_destroy(l->rb);
+  ws_readback_destroy(l->rb2);
   ws_free(l->image);
   ws_free(l->off_bound);
   ws_free(l->off_q);
@@ -114,7 +116,8 @@ static ws_status build(ws_scheduler *s) {
     return ws_sched_fail(s, WS_ENOMEM, "device loop: out of host memory");
   ws_status st;
   if ((st = ws_buffer_create(s->dev, l->size, &l->mem)) != WS_OK ||
-      (st = ws_readback_create(s->dev, l->size, &l->rb)) != WS_OK)
+      (st = ws_readback_create(s->dev, l->size, &l->rb)) != WS_OK ||
+      (s->dev->ops->flush && (st = ws_readback_create(s->dev, l->size, &l->rb2)) != WS_OK))
     return ws_sched_fail(s, st, "device loop: cannot allocate its state (%zu bytes): %s", l->size,
                          ws_device_last_error(s->dev));
 
@@ -237,6 +240,57 @@ static void read_image(ws_scheduler *s, const unsigned char *img) {
     memcpy(s->aux_stats, img + l->off_aux, 3 * (size_t)s->aux_stats_count * 8);
 }
 
+/* The end of a dispatch whose last readback is `img`: the scheduler's
+ * copies of the state and statistics, then its status. */
+static ws_status finish(ws_scheduler *s, const unsigned char *img, bool timed) {
+  read_image(s, img);
+  s->obs_msg[0] = '\0';
+  if (s->d.status == WS_DEC_ERROR)
+    return ws_loop_error(s, &s->d.err);
+  return timed ? ws_loop_read_timer(s, s->d.pass) : WS_OK;
+}
+
+/* The pipelined loop (backend.h loop_pipelined, flush): the first run is
+ * waited for as in the plain loop, so that a dispatch of one run costs one
+ * synchronization and nothing more; from the second on, run r + 1 is
+ * submitted before the host waits for run r and reads its state (readbacks
+ * alternate between rb and rb2), so the device goes on with r + 1 while
+ * the host decides whether another is needed. The run queued behind the
+ * one that ended the dispatch executes no iteration (backend.h) and is
+ * waited for before the statistics are read. Every wait counts as a host
+ * synchronization. */
+static ws_status pipelined(ws_scheduler *s, bool timed) {
+  ws_dloop *l = s->dloop;
+  const ws_backend_ops *ops = s->dev->ops;
+  ws_readback *rb[2] = {l->rb, l->rb2};
+  const ws_dstate *d = (const ws_dstate *)ws_readback_data(l->rb);
+  ws_status st;
+  uint32_t round = 0;
+  for (;;) {
+    if ((st = ops->loop_run(s->dev, l->backend, round)) != WS_OK ||
+        (st = ws_readback_enqueue(rb[round & 1u], 0, l->mem, 0, l->size)) != WS_OK ||
+        (st = round == 0 ? ops->synchronize(s->dev) : ops->flush(s->dev)) != WS_OK)
+      return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
+                           (unsigned long long)d->pass, ws_device_last_error(s->dev));
+    /* the run just waited for: the first itself, then the one before each
+     * flush (round 1's flush had none to wait for: run 0 was still RUNNING) */
+    if (round != 1) {
+      s->host_syncs += 1;
+      d = (const ws_dstate *)ws_readback_data(rb[(round == 0 ? 0u : round - 1u) & 1u]);
+    }
+    round += 1;
+    if (d->status != WS_DEC_RUNNING)
+      break;
+  }
+  if (round > 1) { /* the run behind the last one checked */
+    if ((st = ops->synchronize(s->dev)) != WS_OK)
+      return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
+                           (unsigned long long)d->pass, ws_device_last_error(s->dev));
+    s->host_syncs += 1;
+  }
+  return finish(s, (const unsigned char *)d, timed);
+}
+
 ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   ws_status st;
   if (!s->dloop && (st = build(s)) != WS_OK) {
@@ -264,6 +318,9 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   const unsigned char *img = ws_readback_data(l->rb);
   const ws_dstate *d = (const ws_dstate *)(const void *)img;
   uint32_t round = 0;
+  if (!s->verify_on && s->dev->ops->loop_pipelined && l->rb2 &&
+      s->dev->ops->loop_pipelined(s->dev, l->backend))
+    return pipelined(s, timed);
   do {
     if ((st = s->dev->ops->loop_run(s->dev, l->backend, round++)) != WS_OK ||
         (st = ws_readback_enqueue(l->rb, 0, l->mem, 0, l->size)) != WS_OK ||
@@ -281,9 +338,5 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
       return st;
     }
   } while (d->status == WS_DEC_RUNNING);
-  read_image(s, img);
-  s->obs_msg[0] = '\0';
-  if (d->status == WS_DEC_ERROR)
-    return ws_loop_error(s, &s->d.err);
-  return timed ? ws_loop_read_timer(s, s->d.pass) : WS_OK;
+  return finish(s, img, timed);
 }

@@ -7,7 +7,8 @@
  *
  *   table            every required operation is set; the optional ones come
  *                    in their documented groups (timer_mark + timer_elapsed;
- *                    loop_create + loop_run + loop_destroy); the test's list
+ *                    loop_create + loop_run + loop_destroy; loop_pipelined +
+ *                    flush); the test's list
  *                    covers the whole struct, and marks optional exactly what
  *                    backend.h marks "(optional)" (--backend-h PATH);
  *   memory           buffer_alloc gives 16-byte aligned, disjoint ranges;
@@ -23,7 +24,9 @@
  *                    (live frames, ids and tokens moved below n), each also
  *                    on an empty scan;
  *   optional         timer: a marked interval has a non-negative length;
- *                    memory_available: a positive figure;
+ *                    memory_available: a positive figure; flush: each
+ *                    flush leaves the reads enqueued before the previous
+ *                    one complete, synchronize the last;
  *   errors           an allocation that cannot succeed returns an error
  *                    status with a message on the device that names the
  *                    size: ws_buffer_create on every backend (the core
@@ -64,7 +67,7 @@ typedef void (*any_fn)(void);
 typedef struct op_row {
   const char *name;
   size_t offset;
-  int group; /* 0: required; 1: timer; 2: device loop; 3: memory query (optional) */
+  int group; /* 0: required; 1: timer; 2: device loop; 3: memory query; 4: pipelined loop (optional) */
 } op_row;
 #define OP(name, group)                                                                            \
   { #name, offsetof(ws_backend_ops, name), group }
@@ -74,7 +77,7 @@ static const op_row ops_table[] = {
     OP(synchronize, 0),      OP(launch, 0),        OP(queue_count, 0),   OP(queue_gather, 0),
     OP(queue_gather_all, 0), OP(queue_publish, 0), OP(queue_compact, 0), OP(timer_mark, 1),
     OP(timer_elapsed, 1),    OP(loop_create, 2),   OP(loop_run, 2),      OP(loop_destroy, 2),
-    OP(memory_available, 3),
+    OP(memory_available, 3), OP(loop_pipelined, 4), OP(flush, 4),
 };
 enum { OP_COUNT = sizeof ops_table / sizeof ops_table[0] };
 
@@ -139,7 +142,7 @@ static void test_table(void **state) {
            "operation here",
            sizeof(ws_backend_ops), (unsigned)OP_COUNT,
            sizeof(const char *) + OP_COUNT * sizeof(any_fn));
-  uint32_t set[4] = {0}, size[4] = {0};
+  uint32_t set[5] = {0}, size[5] = {0};
   char optional[256] = "";
   for (uint32_t i = 0; i < OP_COUNT; ++i) {
     const bool has = op_at(ops, ops_table[i].offset) != NULL;
@@ -151,8 +154,8 @@ static void test_table(void **state) {
       snprintf(optional + strlen(optional), sizeof optional - strlen(optional), " %s",
                ops_table[i].name);
   }
-  for (int g = 1; g <= 2; ++g)
-    WT_CHECK(set[g] == 0 || set[g] == size[g],
+  for (int g = 1; g <= 4; ++g)
+    WT_CHECK(g == 3 || set[g] == 0 || set[g] == size[g],
              "%s: %u of the %u operations of optional group %d are set (all or none)", ops->name,
              set[g], size[g], g);
   printf("  %s: %u required operations, optional:%s\n", ops->name, size[0],
@@ -531,6 +534,33 @@ static void test_optional(void **state) {
       st = ops->timer_elapsed(wt_dev, &ms);
     expect_ok(st, "timer_mark, fill, timer_mark, synchronize, timer_elapsed");
     WT_CHECK(st != WS_OK || ms >= 0.0, "%s: timer_elapsed gave %f ms", ops->name, ms);
+    dfree(&m);
+  }
+  if (ops->flush) {
+    /* three submissions of a fill and a read of it: each flush waits for
+     * the submission before it, so that submission's read has landed */
+    dmem m = dalloc(16);
+    hmem h = halloc(16);
+    uint32_t *got = h.ptr;
+    if (got)
+      memset(got, 0, 16);
+    for (uint32_t k = 0; got && k < 3; ++k) {
+      ws_status st = ops->enqueue_fill_u32(wt_dev, m.addr + 4u * k, 100u + k, 1);
+      if (st == WS_OK)
+        st = ops->enqueue_read(wt_dev, h.handle, 4u * k, m.addr + 4u * k, 4);
+      if (st == WS_OK)
+        st = ops->flush(wt_dev);
+      expect_ok(st, "fill, read, flush");
+      if (k > 0)
+        WT_CHECK(got[k - 1] == 100u + k - 1u,
+                 "%s: after flush %u the read of submission %u gave %u, expected %u", ops->name, k,
+                 k - 1u, got[k - 1], 100u + k - 1u);
+    }
+    expect_ok(ops->synchronize(wt_dev), "synchronize after flushes");
+    WT_CHECK(!got || got[2] == 102u, "%s: after synchronize the last read gave %u, expected 102",
+             ops->name, got ? got[2] : 0u);
+    if (h.handle)
+      ops->host_free(wt_dev, h.handle);
     dfree(&m);
   }
   if (ops->memory_available) {

@@ -517,24 +517,37 @@ static ws_status create_device(ws_device *dev) {
   return WS_OK;
 }
 
-static ws_status create_stream(ws_device *dev) {
+/* A pool holding one command buffer, reset as a whole after each
+ * submission of it, and the fence of that submission. */
+static ws_status create_submission(ws_device *dev, VkCommandPool *pool, VkCommandBuffer *cmd,
+                                   VkFence *fence) {
   ws_vk_impl *vk = ws_vk_of(dev);
-  /* the pool holds the one command buffer and is reset as a whole after
-   * each submission */
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
                                 .queueFamilyIndex = vk->family};
-  ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &vk->pool);
+  ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, pool);
   if (st != WS_OK)
     return st;
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = vk->pool,
+                                    .commandPool = *pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
-  if ((st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &vk->cmd)) != WS_OK)
+  if ((st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, cmd)) != WS_OK)
     return st;
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  return WS_VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &vk->fence);
+  return WS_VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, fence);
+}
+
+/* The stream's two submissions: the one being recorded and the one a
+ * flush may leave pending (vk_stream.c). */
+static ws_status create_stream(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  ws_status st = create_submission(dev, &vk->pool, &vk->cmd, &vk->fence);
+  if (st == WS_OK)
+    st = create_submission(dev, &vk->pool2, &vk->cmd2, &vk->fence2);
+  vk->err_word = 0;
+  vk->err_word2 = 1;
+  return st;
 }
 
 static void ws_vk_destroy(ws_device *dev) {
@@ -560,6 +573,8 @@ static void ws_vk_destroy(ws_device *dev) {
     vkDestroyQueryPool(vk->device, vk->timer_pool, NULL); /* VK_NULL_HANDLE: no-op */
     vkDestroyFence(vk->device, vk->fence, NULL);
     vkDestroyCommandPool(vk->device, vk->pool, NULL); /* frees cmd */
+    vkDestroyFence(vk->device, vk->fence2, NULL);
+    vkDestroyCommandPool(vk->device, vk->pool2, NULL);
     if (!vk->external)
       vkDestroyDevice(vk->device, NULL);
   }
@@ -581,6 +596,8 @@ static const ws_backend_ops ws_vk_ops = {
     .enqueue_read = ws_vk_op_enqueue_read,
     .enqueue_fill_u32 = ws_vk_op_fill_u32,
     .synchronize = ws_vk_op_synchronize,
+    .flush = ws_vk_op_flush,
+    .loop_pipelined = ws_vk_loop_pipelined,
     .launch = ws_vk_op_launch,
     .queue_count = ws_vk_op_queue_count,
     .queue_gather = ws_vk_op_queue_gather,

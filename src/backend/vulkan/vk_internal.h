@@ -124,6 +124,15 @@ typedef struct ws_vk_impl {
   VkCommandPool pool;
   VkCommandBuffer cmd;
   VkFence fence;
+  uint32_t err_word; /* the word of state_host this buffer's error copy writes (0 or 1) */
+  /* the submission ws_vk_op_flush left pending: its own pool, buffer and
+   * fence, which flush swaps with the three above */
+  VkCommandPool pool2;
+  VkCommandBuffer cmd2;
+  VkFence fence2;
+  uint32_t err_word2;
+  bool pending2; /* submitted and not waited for */
+  bool check2;   /* ... with a copy of WS_VK_STATE_ERROR to read once it is */
   bool recording;       /* cmd is begun and holds work not yet submitted */
   bool need_barrier;    /* an operation was recorded since the last barrier */
   bool broken;          /* a submission failed or timed out: nothing runs any more */
@@ -370,6 +379,7 @@ ws_status ws_vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_o
                              size_t size);
 ws_status ws_vk_op_fill_u32(ws_device *dev, uint64_t dst, uint32_t value, size_t count);
 ws_status ws_vk_op_synchronize(ws_device *dev);
+ws_status ws_vk_op_flush(ws_device *dev);
 /* Device timer (backend.h timer_mark/timer_elapsed) over vk->timer_pool;
  * ws_vk_timer_init creates the pool at device open when the queue family
  * supports timestamps. */
@@ -399,6 +409,7 @@ ws_status ws_vk_op_launch(ws_device *dev, const ws_module_entry *entry, ws_launc
 /* vk_loop.c: the device loop (backend.h loop_create / loop_run / loop_destroy) */
 ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **loop);
 ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round);
+bool ws_vk_loop_pipelined(ws_device *dev, void *loop);
 void ws_vk_loop_destroy(ws_device *dev, void *loop);
 
 /* vk_queue.c */

@@ -167,6 +167,7 @@ typedef struct ws_vk_loop {
   uint32_t iterations; /* T */
   uint32_t repeats;    /* executions of cmd per loop_run; 0: growing (WS_VK_LOOP_GROWTH_MAX) */
   bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
+  bool pipelined;      /* backend.h loop_pipelined: WS_VULKAN_LOOP_PIPELINE, no interval, no stamps */
   bool compaction;     /* the stream checks the compaction error word */
   bool pairs;          /* its compactions run in pairs (compact_pairs.comp), not lists */
   /* compaction in pairs: the pair words of the frames' compaction and of
@@ -215,6 +216,15 @@ static ws_status env_barriers(ws_device *dev, bool *full) {
  * heaviest continuation's registers for every one; docs/decisions.md). */
 static ws_status env_steps(ws_device *dev, bool *one) {
   return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_STEPS", "each", "one", false, one);
+}
+
+/* WS_VULKAN_LOOP_PIPELINE: on (the default) or off. On, a dispatch without
+ * observe_interval and timestamps is pipelined (loop_device.c, backend.h
+ * loop_pipelined): after its first submission, each one is queued before
+ * the host waits for the one before it, and executes the recording once
+ * (32 iterations) instead of growing. */
+static ws_status env_pipeline(ws_device *dev, bool *on) {
+  return ws_vk_env_switch(dev, "device loop: ", "WS_VULKAN_LOOP_PIPELINE", "off", "on", true, on);
 }
 
 /* WS_VULKAN_LOOP_TIMESTAMPS: 0 (the default) or 1 (per-phase timestamps). */
@@ -352,12 +362,13 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
     return st;
   }
   VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
-  /* Simultaneous use only where one submission executes the buffer more
-   * than once (the one case the spec requires it for: every submission is
-   * waited for before the next is recorded); a driver may copy or patch such
-   * a buffer at each execution instead of calling it. */
+  /* Simultaneous use only where the buffer can be pending more than once:
+   * one submission executes it several times, or a pipelined loop records
+   * the next submission while the last one is pending (the cases the spec
+   * requires it for); a driver may copy or patch such a buffer at each
+   * execution instead of calling it. */
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = l->repeats != 1u
+                                 .flags = l->repeats != 1u || l->pipelined
                                               ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT
                                               : 0u,
                                  .pInheritanceInfo = &inh};
@@ -614,10 +625,12 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (unsupported(dev, desc, why, sizeof why))
     return ws_dev_fail(dev, WS_ECONFIG_LOOP, "vulkan: device loop: %s", why);
   bool full = false, stamps = false;
-  bool prefetch = false, one_step = false;
+  bool prefetch = false, one_step = false, pipeline = false;
   ws_status st = env_barriers(dev, &full);
   if (st == WS_OK)
     st = env_steps(dev, &one_step);
+  if (st == WS_OK)
+    st = env_pipeline(dev, &pipeline);
   if (st == WS_OK)
     st = env_timestamps(dev, &stamps);
   if (st == WS_OK)
@@ -645,6 +658,12 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (l->repeats > WS_VK_LOOP_REPEATS_MAX)
     l->repeats = WS_VK_LOOP_REPEATS_MAX;
   if (stamps) /* one execution per submission: each query is written once after its reset */
+    l->repeats = 1u;
+  /* The run after the one that ends a dispatch executes only halted
+   * iterations (the prime reads the state's status), as backend.h asks; a
+   * submission of the recording once bounds them to T. */
+  l->pipelined = pipeline && !stamps && !desc->interval;
+  if (l->pipelined)
     l->repeats = 1u;
   l->compaction = (desc->flags & WS_DEC_COMPACTION) != 0 || desc->storage_count != 0;
   /* pairs or lists for every compaction of the loop, by the largest range
@@ -742,6 +761,11 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   }
   *out = l;
   return WS_OK;
+}
+
+bool ws_vk_loop_pipelined(ws_device *dev, void *loop) {
+  (void)dev;
+  return ((const ws_vk_loop *)loop)->pipelined;
 }
 
 ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {

@@ -161,16 +161,16 @@ ws_status ws_vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_o
   return WS_OK;
 }
 
-/* Waits for the stream's fence: vkWaitForFences, or with WS_VULKAN_WAIT=spin
+/* Waits for a fence of the stream: vkWaitForFences, or with WS_VULKAN_WAIT=spin
  * vkGetFenceStatus in a loop (the clock read every 1024 polls), bounded by
  * the same timeout. */
-static VkResult wait_fence(ws_vk_impl *vk) {
+static VkResult wait_fence(ws_vk_impl *vk, VkFence fence) {
   if (!vk->wait_spin)
-    return vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, vk->timeout_ns);
+    return vkWaitForFences(vk->device, 1, &fence, VK_TRUE, vk->timeout_ns);
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (uint32_t i = 1;; ++i) {
-    const VkResult r = vkGetFenceStatus(vk->device, vk->fence);
+    const VkResult r = vkGetFenceStatus(vk->device, fence);
     if (r != VK_NOT_READY)
       return r;
     if (i % 1024u == 0) {
@@ -183,19 +183,17 @@ static VkResult wait_fence(ws_vk_impl *vk) {
   }
 }
 
-/* Ends, submits and waits for the recorded work. On failure the stream is
- * broken (see the file comment). */
-static ws_status submit_and_wait(ws_device *dev) {
+/* Ends the recorded work and submits it with vk->fence; with a compaction
+ * in it (check_state), it first copies the queue shaders' error word into
+ * word vk->err_word of state_host, and *check says so. On failure the
+ * stream is broken (see the file comment) and the buffer reset. */
+static ws_status submit(ws_device *dev, bool *check) {
   ws_vk_impl *vk = ws_vk_of(dev);
-  if (vk->broken)
-    return broken_fail(dev);
-  if (!vk->recording)
-    return WS_OK;
-  const bool check = vk->check_state;
-  if (check) {
-    /* the queue shaders' error word rides on this synchronization */
+  *check = vk->check_state;
+  if (*check) {
     stream_barrier(vk);
-    VkBufferCopy region = {.srcOffset = 4u * WS_VK_STATE_ERROR, .dstOffset = 0, .size = 4};
+    VkBufferCopy region = {.srcOffset = 4u * WS_VK_STATE_ERROR, .dstOffset = 4u * vk->err_word,
+                           .size = 4};
     vkCmdCopyBuffer(vk->cmd, vk->state->buffer, vk->state_host->buffer, 1, &region);
   }
   /* device writes -> host reads of host-visible memory after the fence */
@@ -213,31 +211,44 @@ static ws_status submit_and_wait(ws_device *dev) {
                        .commandBufferCount = 1,
                        .pCommandBuffers = &vk->cmd};
     st = WS_VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->fence);
-    if (st == WS_OK) {
-      const VkResult r = wait_fence(vk);
-      if (r == VK_TIMEOUT) {
-        ws_dev_fail(dev, WS_EBACKEND,
-                    "vulkan: vkWaitForFences: the stream did not finish within %" PRIu64
-                    " s (VK_TIMEOUT; WS_VULKAN_TIMEOUT_S sets the limit); the device is "
-                    "unusable",
-                    vk->timeout_ns / 1000000000u);
-        return mark_broken(dev, WS_EBACKEND);
-      }
-      if ((st = ws_vk_check(dev, r, "vkWaitForFences")) != WS_OK)
-        return mark_broken(dev, st);
-      st = WS_VK_CALL(dev, vkResetFences, vk->device, 1, &vk->fence);
-    }
   }
-  /* The command buffer is not pending any more (never submitted, or its
-   * fence signalled): its pool can be reset whatever happened above. */
-  ws_status rs = WS_VK_CALL(dev, vkResetCommandPool, vk->device, vk->pool, 0);
+  if (st != WS_OK) {
+    /* not pending: its pool can be reset */
+    (void)vkResetCommandPool(vk->device, vk->pool, 0);
+    return mark_broken(dev, st);
+  }
+  return WS_OK;
+}
+
+/* Waits for the submission of `fence`, whose buffer is `pool`'s, resets
+ * both, and with `check` reads the error word it copied to state_host word
+ * `word`. On a failure to wait the stream is broken. */
+static ws_status wait_submission(ws_device *dev, VkFence fence, VkCommandPool pool, bool check,
+                                 uint32_t word) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  const VkResult r = wait_fence(vk, fence);
+  if (r == VK_TIMEOUT) {
+    ws_dev_fail(dev, WS_EBACKEND,
+                "vulkan: vkWaitForFences: the stream did not finish within %" PRIu64
+                " s (VK_TIMEOUT; WS_VULKAN_TIMEOUT_S sets the limit); the device is "
+                "unusable",
+                vk->timeout_ns / 1000000000u);
+    return mark_broken(dev, WS_EBACKEND);
+  }
+  ws_status st = ws_vk_check(dev, r, "vkWaitForFences");
+  if (st != WS_OK)
+    return mark_broken(dev, st);
+  st = WS_VK_CALL(dev, vkResetFences, vk->device, 1, &fence);
+  /* The command buffer is not pending any more (its fence signalled): its
+   * pool can be reset whatever happened above. */
+  const ws_status rs = WS_VK_CALL(dev, vkResetCommandPool, vk->device, pool, 0);
   if (st == WS_OK)
     st = rs;
   if (st != WS_OK)
     return mark_broken(dev, st);
   if (check) {
     uint32_t err;
-    memcpy(&err, vk->state_host->map, sizeof err);
+    memcpy(&err, (const unsigned char *)vk->state_host->map + 4u * word, sizeof err);
     if (err != 0) {
       vk->clear_state = true;
       if (err & WS_VK_STATE_ERR_COMPACT)
@@ -250,8 +261,66 @@ static ws_status submit_and_wait(ws_device *dev) {
   return WS_OK;
 }
 
+/* The submission a flush left pending, if any: waited for. */
+static ws_status wait_pending(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  if (!vk->pending2)
+    return WS_OK;
+  vk->pending2 = false;
+  return wait_submission(dev, vk->fence2, vk->pool2, vk->check2, vk->err_word2);
+}
+
+/* Submits the recorded work, then waits for the pending submission (the
+ * earlier one: its error is reported first) and for this one. */
+static ws_status submit_and_wait(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  if (vk->broken)
+    return broken_fail(dev);
+  bool submitted = false, check = false;
+  ws_status st = WS_OK;
+  if (vk->recording) {
+    if ((st = submit(dev, &check)) != WS_OK)
+      return st;
+    submitted = true;
+  }
+  if ((st = wait_pending(dev)) != WS_OK)
+    return st;
+  return submitted ? wait_submission(dev, vk->fence, vk->pool, check, vk->err_word) : WS_OK;
+}
+
 ws_status ws_vk_op_synchronize(ws_device *dev) {
   return submit_and_wait(dev);
+}
+
+/* backend.h flush: the recorded work is submitted and becomes the pending
+ * submission once the one before it was waited for; the stream records
+ * into the other buffer meanwhile. */
+ws_status ws_vk_op_flush(ws_device *dev) {
+  ws_vk_impl *vk = ws_vk_of(dev);
+  if (vk->broken)
+    return broken_fail(dev);
+  if (!vk->recording)
+    return wait_pending(dev);
+  bool check;
+  ws_status st = submit(dev, &check);
+  if (st != WS_OK)
+    return st;
+  st = wait_pending(dev);
+  const VkCommandPool pool = vk->pool;
+  const VkCommandBuffer cmd = vk->cmd;
+  const VkFence fence = vk->fence;
+  const uint32_t word = vk->err_word;
+  vk->pool = vk->pool2;
+  vk->cmd = vk->cmd2;
+  vk->fence = vk->fence2;
+  vk->err_word = vk->err_word2;
+  vk->pool2 = pool;
+  vk->cmd2 = cmd;
+  vk->fence2 = fence;
+  vk->err_word2 = word;
+  vk->pending2 = true;
+  vk->check2 = check;
+  return st;
 }
 
 /* Blocking write: the copy is recorded behind everything enqueued so far,
