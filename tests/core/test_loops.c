@@ -624,7 +624,8 @@ static void test_knobs(void **state) {
   static const char *const vulkan_bad[][2] = {{"WS_VULKAN_LOOP_BARRIERS", "some"},
                                               {"WS_VULKAN_LOOP_TIMESTAMPS", "yes"},
                                               {"WS_VULKAN_LOOP_PREFETCH", "1"},
-                                              {"WS_VULKAN_LOOP_STEPS", "all"}};
+                                              {"WS_VULKAN_LOOP_STEPS", "all"},
+                                              {"WS_VULKAN_LOOP_PIPELINE", "2"}};
   const char *const(*bad)[2] = wt_backend == WS_BACKEND_CUDA     ? cuda_bad
                                : wt_backend == WS_BACKEND_VULKAN ? vulkan_bad
                                                                  : NULL;
