@@ -348,6 +348,8 @@ static const ws_backend_ops cuda_ops = {
     /* .loop_destroy = */ NULL,
 #endif
     /* .memory_available = */ cuda_memory_available,
+    /* .loop_pipelined = */ NULL, /* one synchronization per dispatch: nothing to pipeline */
+    /* .flush = */ NULL,
 };
 
 /* WS_CUDA_GRID_LIMIT=N caps the blocks of every queue kernel (a test knob:
