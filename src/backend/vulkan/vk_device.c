@@ -156,21 +156,34 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
   return ws_vk_env_switch(dev, "", "WS_VULKAN_SPECIALIZE", "0", "1", true, on);
 }
 
-/* WS_VULKAN_WAIT: block (unset or empty: the default, vkWaitForFences) or
- * spin (the host polls the fence: no wake-up latency after each
- * submission, one host core busy while it waits; vk_stream.c wait_fence,
- * docs/decisions.md). */
+/* WS_VULKAN_WAIT: auto (unset or empty: the default), block
+ * (vkWaitForFences) or spin (the host polls the fence: no wake-up latency
+ * after each submission, one host core busy while it waits; vk_stream.c
+ * wait_fence). auto spins on a GPU and blocks on a CPU device (lavapipe),
+ * whose own threads need the host's cores (as CUDA's default schedule
+ * spins while the host has cores to spare): on an H100 spinning took 0.1 to
+ * 0.15 us off bench_loop's pipelined iteration and added 1 % to the path
+ * tracer (s13run1, docs/decisions.md). */
 static ws_status env_wait(ws_device *dev, bool *spin) {
-  return ws_vk_env_switch(dev, "", "WS_VULKAN_WAIT", "block", "spin", false, spin);
+  ws_vk_impl *vk = ws_vk_of(dev);
+  const char *v = getenv("WS_VULKAN_WAIT");
+  *spin = vk->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (!v || !v[0] || strcmp(v, "auto") == 0)
+    return WS_OK;
+  if (strcmp(v, "block") != 0 && strcmp(v, "spin") != 0)
+    return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_WAIT='%s' is none of auto, block, spin",
+                       v);
+  *spin = strcmp(v, "spin") == 0;
+  return WS_OK;
 }
 
-/* WS_VULKAN_QUEUE_GROUPS: unset or 0, each slot-parallel queue dispatch
- * gets one workgroup per tile of B * 8 slots (the default); N, at most N
- * workgroups, each walking tiles g, g + N, ... (shaders/queue.glsl). N must
- * stay below the groups of one dispatch chunk, which the shaders read as
- * one group per tile. WS_VULKAN_QUEUE_CURSORS: adjacent (the default:
- * gather_all reserves on offsets[t]) or padded (on cursors 128 bytes
- * apart). Both are for measuring the queue shaders on a GPU
+/* WS_VULKAN_QUEUE_GROUPS: N, at most N workgroups per slot-parallel queue
+ * dispatch, each walking tiles g, g + N, ... (shaders/queue.glsl); unset
+ * or empty: WS_VK_QUEUE_GROUPS_DEFAULT; 0: one workgroup per tile of B * 8
+ * slots (the default before session 13). N must stay below the groups of
+ * one dispatch chunk, which the shaders read as one group per tile.
+ * WS_VULKAN_QUEUE_CURSORS: adjacent (the default: gather_all reserves on
+ * offsets[t]) or padded (on cursors 128 bytes apart), for measuring
  * (docs/vulkan.md). WS_VULKAN_COMPACT: auto (unset or empty: the default),
  * pairs (one pass, shaders/compact_pairs.comp) or lists (the free slots
  * listed, a barrier, then the movers: the two passes before session 12);
@@ -179,7 +192,8 @@ static ws_status env_wait(ws_device *dev, bool *spin) {
 static ws_status env_queue(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
   const char *v = getenv("WS_VULKAN_QUEUE_GROUPS");
-  vk->queue_groups = 0;
+  vk->queue_groups = WS_VK_QUEUE_GROUPS_DEFAULT < vk->chunk_groups ? WS_VK_QUEUE_GROUPS_DEFAULT
+                                                                    : vk->chunk_groups - 1u;
   if (v && v[0]) {
     char *end;
     const unsigned long n = strtoul(v, &end, 10);

@@ -29,6 +29,13 @@
 /* Workgroups per vkCmdDispatchBase call (specialization constant 1 of
  * kernel.glsl); clamped to the device's maxComputeWorkGroupCount[0]. */
 #define WS_VK_CHUNK_GROUPS 32768u
+/* The default cap on a slot-parallel queue dispatch's workgroups
+ * (WS_VULKAN_QUEUE_GROUPS): above 2048 tiles (4 Mi slots) workgroups walk
+ * tiles and load the next tile's tokens during this one's work. On an H100
+ * at 2^24 slots (s13run2) a cap of 2112 took count from 47 to 59 % of copy,
+ * gather_all from 34.5 to 37.5, materialize from 36 to 39, the others
+ * unchanged; bench_loop's device loop unchanged (docs/decisions.md). */
+#define WS_VK_QUEUE_GROUPS_DEFAULT 2048u
 /* Bytes of host-visible staging memory for blocking writes (larger writes
  * go in chunks). */
 #define WS_VK_STAGING_BYTES ((VkDeviceSize)4 << 20)

@@ -171,9 +171,9 @@ typedef struct ws_vk_loop {
   bool compaction;     /* the stream checks the compaction error word */
   bool pairs;          /* its compactions run in pairs (compact_pairs.comp), not lists */
   /* compaction in pairs: the pair words of the frames' compaction and of
-   * each append storage's, zeroed at every submission (compact_pairs.comp
-   * keeps them 0 between compactions; the fill covers a first use and a
-   * submission that stopped at an error) */
+   * each append storage's, zeroed by each dispatch's first submission
+   * (compact_pairs.comp keeps them 0 between its compactions; the fill
+   * covers a first use and whatever ran between two dispatches) */
   struct pair_fill {
     uint64_t addr;
     uint32_t words;
@@ -786,7 +786,10 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {
     if (st != WS_OK)
       return st;
   }
-  for (uint32_t i = 0; i < l->pair_fill_count && st == WS_OK; ++i)
+  /* the pair words, once per dispatch: a compaction in pairs leaves every
+   * word it used 0 again (compact_pairs.comp), so only what ran between two
+   * dispatches (the host loop's compactions in lists) can leave any set */
+  for (uint32_t i = 0; round == 0 && i < l->pair_fill_count && st == WS_OK; ++i)
     st = ws_vk_record_fill(dev, l->pair_fills[i].addr, 0, l->pair_fills[i].words);
   if (st == WS_OK)
     st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, WS_VK_LOOP_LANES,
