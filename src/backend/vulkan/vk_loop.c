@@ -791,7 +791,14 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {
    * dispatches (the host loop's compactions in lists) can leave any set */
   for (uint32_t i = 0; round == 0 && i < l->pair_fill_count && st == WS_OK; ++i)
     st = ws_vk_record_fill(dev, l->pair_fills[i].addr, 0, l->pair_fills[i].words);
-  if (st == WS_OK)
+  /* The prime, at a dispatch's first submission and at every one of an
+   * interval (whose last iteration halted a RUNNING state) or with the
+   * timestamps (it zeroes WS_DL_RAN). Without either, a later submission
+   * finds the words as the last iteration before it left them: the halt
+   * word 0 while RUNNING (1 once not, which is what the prime would
+   * write), the observation grid set for the next iteration. */
+  const bool prime_it = round == 0 || !(l->pipelined || l->repeats == 0u);
+  if (st == WS_OK && prime_it)
     st = ws_vk_record_dispatch(dev, vk->loop_pipeline, &prime, sizeof prime, WS_VK_LOOP_LANES,
                              WS_VK_LOOP_LANES, "the device loop's prime");
   if (st != WS_OK || (st = ws_vk_record_begin(dev)) != WS_OK)
