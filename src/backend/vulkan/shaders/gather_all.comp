@@ -37,6 +37,16 @@ void load_tile(uint64_t tile, uint scan, out uint s[WS_QUEUE_ITEMS], out uint t[
 void main() {
   const uint scan = P.dyn != 0ul ? ws_dl_word(P.dyn, WS_DL_OBS_SCAN) : P.scan;
   const uint64_t stride = ws_queue_tile_stride();
+  /* K < 256 (uniform): the tiles rank in the two histograms in turn. Tile
+   * i ranks in one while its reservations zero the other, which tile i + 1
+   * ranks in: its last readers were tile i - 1's stores, every one of them
+   * finished before tile i's first barrier. So a tile has two barriers
+   * (ranks | reservations | stores), not four (the CUDA sorted gather is
+   * double-buffered the same way). */
+  const bool in_shared = P.queue_count < WS_QUEUE_SHARED_TOKENS;
+  uint hist = 0u;
+  if (in_shared)
+    ws_queue_hist_clear(P.queue_count);
   uint s[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
   uint64_t tile = ws_queue_tile0();
   load_tile(tile, scan, s, t);
@@ -46,32 +56,33 @@ void main() {
      * stores (the CUDA sorted gather does the same) */
     uint sn[WS_QUEUE_ITEMS], tn[WS_QUEUE_ITEMS];
     load_tile(tile + stride, scan, sn, tn);
-    if (P.queue_count < WS_QUEUE_SHARED_TOKENS) { /* uniform */
-      ws_queue_hist_clear(P.queue_count);
+    if (in_shared) {
+      const uint other = WS_QUEUE_SHARED_TOKENS - hist;
       uint local[WS_QUEUE_ITEMS];
       if (P.queue_count < WS_QUEUE_REG_TOKENS) {
-        ws_queue_hist_rank_items(t, P.queue_count, local);
+        ws_queue_hist_rank_items(hist, t, P.queue_count, local);
       } else {
         [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
-          local[j] = ws_queue_hist_add(t[j], t[j] != 0u);
+          local[j] = ws_queue_hist_add_at(hist, t[j], t[j] != 0u);
       }
       barrier();
       /* reserve each token's run once per tile; the entry becomes the
        * run's base */
       for (uint k = gl_LocalInvocationID.x; k <= P.queue_count; k += gl_WorkGroupSize.x) {
-        const uint c = ws_queue_hist[k];
+        const uint c = ws_queue_hist[hist + k];
         if (c != 0u)
-          ws_queue_hist[k] =
+          ws_queue_hist[hist + k] =
               P.cursors != 0ul
                   ? WS_PTR(uint32_t, P.offsets)[k] +
                         atomicAdd(WS_PTR(uint32_t, P.cursors)[k * WS_QUEUE_CURSOR_STRIDE], c)
                   : atomicAdd(WS_PTR(uint32_t, P.offsets)[k], c);
+        ws_queue_hist[other + k] = 0u;
       }
       barrier();
       [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         if (t[j] != 0u)
-          WS_PTR(uint32_t, P.slots)[ws_queue_hist[t[j]] + local[j]] = s[j];
-      barrier(); /* the next tile's clear: after every read of this one's bases */
+          WS_PTR(uint32_t, P.slots)[ws_queue_hist[hist + t[j]] + local[j]] = s[j];
+      hist = other;
     } else {
       /* more tokens than shared memory holds: a subgroup-aggregated
        * atomic per item on offsets, never on the cursors */

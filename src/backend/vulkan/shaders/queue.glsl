@@ -80,7 +80,11 @@ bool ws_queue_item_at(uint64_t tile, uint first, uint end, uint j, out uint inde
   index = uint(i);
   return i < uint64_t(end);
 }
-shared uint ws_queue_hist[WS_QUEUE_SHARED_TOKENS];
+/* Two histograms of WS_QUEUE_SHARED_TOKENS entries: the first at 0 (count,
+ * publish), both in turn in gather_all.comp, which ranks a tile in one
+ * while it zeroes the other for the next tile (base 0 or
+ * WS_QUEUE_SHARED_TOKENS in the _at functions). */
+shared uint ws_queue_hist[2u * WS_QUEUE_SHARED_TOKENS];
 
 /* Zeroes entries 0..K (K < WS_QUEUE_SHARED_TOKENS); ends with a barrier. */
 void ws_queue_hist_clear(uint K) {
@@ -97,7 +101,7 @@ void ws_queue_hist_clear(uint K) {
  * inside: any control flow may call it. The loop is the one of kernel.glsl's
  * ws_atomic_add_u32_agg: each pass, the invocations that share the first
  * active invocation's key combine and leave. */
-uint ws_queue_hist_add(uint key, bool valid) {
+uint ws_queue_hist_add_at(uint hist, uint key, bool valid) {
   uint result = 0u;
   if (valid) {
     for (;;) {
@@ -105,7 +109,7 @@ uint ws_queue_hist_add(uint key, bool valid) {
         const uvec4 peers = subgroupBallot(true);
         uint base = 0u;
         if (subgroupElect())
-          base = atomicAdd(ws_queue_hist[key], subgroupBallotBitCount(peers));
+          base = atomicAdd(ws_queue_hist[hist + key], subgroupBallotBitCount(peers));
         result = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(peers);
         break;
       }
@@ -113,6 +117,7 @@ uint ws_queue_hist_add(uint key, bool valid) {
   }
   return result;
 }
+uint ws_queue_hist_add(uint key, bool valid) { return ws_queue_hist_add_at(0u, key, valid); }
 
 /* The same for more tokens than shared memory holds: adds 1 to the
  * uint32_t at words + 4 * key with one global atomic per distinct key per
@@ -158,12 +163,14 @@ void ws_queue_hist_add_counts(uint cnt[WS_QUEUE_REG_TOKENS], uint K) {
   }
 }
 
-/* Ranks for tokens 1..K, K < WS_QUEUE_REG_TOKENS, without a loop per
+/* Ranks for tokens 1..K, K < WS_QUEUE_REG_TOKENS, in the histogram at
+ * `hist` (0 or WS_QUEUE_SHARED_TOKENS), without a loop per
  * distinct token: one ballot per token per item gives each item its place
  * among its subgroup's items of that token, the subgroup reserves each
  * token's run in ws_queue_hist with one shared atomic, and rank[j] is the
  * run's start plus that place (t[j] == 0: no rank). Uniform control flow. */
-void ws_queue_hist_rank_items(uint t[WS_QUEUE_ITEMS], uint K, out uint rank[WS_QUEUE_ITEMS]) {
+void ws_queue_hist_rank_items(uint hist, uint t[WS_QUEUE_ITEMS], uint K,
+                              out uint rank[WS_QUEUE_ITEMS]) {
   uint run[WS_QUEUE_REG_TOKENS];
   [[unroll]] for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
     run[k] = 0u;
@@ -181,7 +188,7 @@ void ws_queue_hist_rank_items(uint t[WS_QUEUE_ITEMS], uint K, out uint rank[WS_Q
   [[unroll]] for (uint k = 1u; k < WS_QUEUE_REG_TOKENS; ++k) {
     uint base = 0u;
     if (run[k] != 0u && subgroupElect()) /* run[k] is the same in the whole subgroup */
-      base = atomicAdd(ws_queue_hist[k], run[k]);
+      base = atomicAdd(ws_queue_hist[hist + k], run[k]);
     base = subgroupBroadcastFirst(base);
     [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
       if (t[j] == k)
