@@ -5,7 +5,8 @@
  * One secondary command buffer per scheduler, recorded once by loop_create
  * and executed by every loop_run inside the stream's command buffer, after
  * the prime (shaders/loop.comp, mode 1: the halt word and the first
- * observation grid), which loop_run records itself once per submission:
+ * observation grid), which loop_run records itself where a submission
+ * needs it (a dispatch's first; each one of an interval; with timestamps):
  *
  *   [SoA compaction: the field sizes into the backend's state words]
  *   T times:
@@ -49,11 +50,13 @@
  * state (loop_device.c). With observe_interval set, a submission executes
  * the secondary buffer ceil(interval / T) times, at most
  * WS_VK_LOOP_REPEATS_MAX (a longer interval synchronizes every 8 T
- * iterations); without, 1, 2, then 4 times (WS_VK_LOOP_GROWTH_MAX) in a
- * dispatch's first, second and later submissions: 32, 64, then 128
- * iterations per synchronization, so that a short dispatch runs few empty
- * iterations and a long one synchronizes rarely. docs/decisions.md has the
- * reasons and the measurements. With WS_VULKAN_LOOP_TIMESTAMPS=1 each
+ * iterations). Without, the loop is pipelined (loop_pipelined, the
+ * default): each submission executes the buffer once, and from the second
+ * on the host queues the next before it waits for the one before
+ * (loop_device.c); with WS_VULKAN_LOOP_PIPELINE=off, 1, 2, then 4 times
+ * (WS_VK_LOOP_GROWTH_MAX) in a dispatch's first, second and later
+ * submissions, each waited for before the next is recorded.
+ * docs/decisions.md has the reasons and the measurements. With WS_VULKAN_LOOP_TIMESTAMPS=1 each
  * recorded iteration also writes a timestamp at its start and after each
  * phase (stamp), and the buffer runs once per submission.
  *
@@ -660,8 +663,9 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
   if (stamps) /* one execution per submission: each query is written once after its reset */
     l->repeats = 1u;
   /* The run after the one that ends a dispatch executes only halted
-   * iterations (the prime reads the state's status), as backend.h asks; a
-   * submission of the recording once bounds them to T. */
+   * iterations (the ending iteration's halt word stays set: loop_run
+   * records no prime after a dispatch's first submission), as backend.h
+   * asks; a submission of the recording once bounds them to T. */
   l->pipelined = pipeline && !stamps && !desc->interval;
   if (l->pipelined)
     l->repeats = 1u;
