@@ -7,7 +7,11 @@
  *              last synchronization, each preceded by a barrier that orders
  *              it after the previous one
  * ws_vk_record_begin moves idle -> recording; ws_vk_op_synchronize moves
- * recording -> idle through one submission and one fence wait. A failed or
+ * recording -> idle through one submission and one fence wait.
+ * ws_vk_op_flush (the pipelined device loop) submits without waiting: the
+ * submission becomes pending (pool2, cmd2, fence2) once the one pending
+ * before it was waited for, and the stream records into the other buffer;
+ * synchronize waits for the pending one too. A failed or
  * timed-out submission leaves the device `broken`: every later call fails
  * with the recorded message instead of touching a command buffer the queue
  * may still own.
