@@ -140,6 +140,8 @@ typedef struct ws_vk_impl {
   uint32_t err_word2;
   bool pending2; /* submitted and not waited for */
   bool check2;   /* ... with a copy of WS_VK_STATE_ERROR to read once it is */
+  uint32_t err_gen2;   /* err_reports when it was submitted */
+  uint32_t err_reports; /* errors of that word reported so far (vk_stream.c wait_submission) */
   bool recording;       /* cmd is begun and holds work not yet submitted */
   bool need_barrier;    /* an operation was recorded since the last barrier */
   bool broken;          /* a submission failed or timed out: nothing runs any more */

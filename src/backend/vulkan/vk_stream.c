@@ -226,9 +226,10 @@ static ws_status submit(ws_device *dev, bool *check) {
 
 /* Waits for the submission of `fence`, whose buffer is `pool`'s, resets
  * both, and with `check` reads the error word it copied to state_host word
- * `word`. On a failure to wait the stream is broken. */
+ * `word`, submitted when `gen` errors had been reported. On a failure to
+ * wait the stream is broken. */
 static ws_status wait_submission(ws_device *dev, VkFence fence, VkCommandPool pool, bool check,
-                                 uint32_t word) {
+                                 uint32_t word, uint32_t gen) {
   ws_vk_impl *vk = ws_vk_of(dev);
   const VkResult r = wait_fence(vk, fence);
   if (r == VK_TIMEOUT) {
@@ -250,11 +251,15 @@ static ws_status wait_submission(ws_device *dev, VkFence fence, VkCommandPool po
     st = rs;
   if (st != WS_OK)
     return mark_broken(dev, st);
-  if (check) {
+  /* `gen`: the reports made before this submission; after a later one its
+   * copy may hold that report's error again (the word stays set until the
+   * next recording zeroes it), which is not reported twice */
+  if (check && gen == vk->err_reports) {
     uint32_t err;
     memcpy(&err, (const unsigned char *)vk->state_host->map + 4u * word, sizeof err);
     if (err != 0) {
       vk->clear_state = true;
+      vk->err_reports += 1;
       if (err & WS_VK_STATE_ERR_COMPACT)
         return ws_dev_fail(dev, WS_EPROTO_INTERNAL,
                            "vulkan: compaction found more live frames above the live count than "
@@ -271,7 +276,7 @@ static ws_status wait_pending(ws_device *dev) {
   if (!vk->pending2)
     return WS_OK;
   vk->pending2 = false;
-  return wait_submission(dev, vk->fence2, vk->pool2, vk->check2, vk->err_word2);
+  return wait_submission(dev, vk->fence2, vk->pool2, vk->check2, vk->err_word2, vk->err_gen2);
 }
 
 /* Submits the recorded work, then waits for the pending submission (the
@@ -281,6 +286,7 @@ static ws_status submit_and_wait(ws_device *dev) {
   if (vk->broken)
     return broken_fail(dev);
   bool submitted = false, check = false;
+  const uint32_t gen = vk->err_reports;
   ws_status st = WS_OK;
   if (vk->recording) {
     if ((st = submit(dev, &check)) != WS_OK)
@@ -289,7 +295,7 @@ static ws_status submit_and_wait(ws_device *dev) {
   }
   if ((st = wait_pending(dev)) != WS_OK)
     return st;
-  return submitted ? wait_submission(dev, vk->fence, vk->pool, check, vk->err_word) : WS_OK;
+  return submitted ? wait_submission(dev, vk->fence, vk->pool, check, vk->err_word, gen) : WS_OK;
 }
 
 ws_status ws_vk_op_synchronize(ws_device *dev) {
@@ -306,6 +312,7 @@ ws_status ws_vk_op_flush(ws_device *dev) {
   if (!vk->recording)
     return wait_pending(dev);
   bool check;
+  const uint32_t gen = vk->err_reports;
   ws_status st = submit(dev, &check);
   if (st != WS_OK)
     return st;
@@ -324,6 +331,7 @@ ws_status ws_vk_op_flush(ws_device *dev) {
   vk->err_word2 = word;
   vk->pending2 = true;
   vk->check2 = check;
+  vk->err_gen2 = gen;
   return st;
 }
 
