@@ -293,9 +293,16 @@ static ws_status submit_and_wait(ws_device *dev) {
       return st;
     submitted = true;
   }
-  if ((st = wait_pending(dev)) != WS_OK)
-    return st;
-  return submitted ? wait_submission(dev, vk->fence, vk->pool, check, vk->err_word, gen) : WS_OK;
+  /* this submission is waited for even when the pending one reported an
+   * error (its buffer must not be recorded again while it may run), not
+   * once the stream is broken */
+  st = wait_pending(dev);
+  if (submitted && !vk->broken) {
+    const ws_status cs = wait_submission(dev, vk->fence, vk->pool, check, vk->err_word, gen);
+    if (st == WS_OK)
+      st = cs;
+  }
+  return st;
 }
 
 ws_status ws_vk_op_synchronize(ws_device *dev) {
