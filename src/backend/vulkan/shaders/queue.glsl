@@ -93,7 +93,8 @@ void ws_queue_hist_clear(uint K) {
   barrier();
 }
 
-/* Adds 1 to ws_queue_hist[key] for every invocation with `valid`, with one
+/* Adds 1 to ws_queue_hist[hist + key] (the histogram at `hist`; without
+ * _at the first) for every invocation with `valid`, with one
  * shared atomic per distinct key per subgroup, and returns this
  * invocation's rank in that entry: the entry's old value plus the number of
  * lower invocations of its subgroup with the same key. Ranks within one
