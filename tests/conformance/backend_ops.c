@@ -67,7 +67,8 @@ typedef void (*any_fn)(void);
 typedef struct op_row {
   const char *name;
   size_t offset;
-  int group; /* 0: required; 1: timer; 2: device loop; 3: memory query; 4: pipelined loop (optional) */
+  /* 0: required; optional: 1 timer, 2 device loop, 3 memory query, 4 pipelined loop */
+  int group;
 } op_row;
 #define OP(name, group)                                                                            \
   { #name, offsetof(ws_backend_ops, name), group }

@@ -138,7 +138,7 @@ typedef struct loop_push {
   uint32_t prefetch_state;  /* bytes of the state block to prefetch; 0: WS_VULKAN_LOOP_PREFETCH=off */
   uint32_t prefetch_counts; /* likewise, of the counts */
   uint32_t compact_lists;   /* compactions in lists (ws_vk_loop.pairs false): two commands each */
-  uint32_t one_step;        /* 1: one step dispatch, command CMD_STEP, runs the plan's continuation */
+  uint32_t one_step;        /* 1: one step dispatch (CMD_STEP) runs the plan's continuation */
 } loop_push;
 WS_VK_PUSH_CHECK_(loop_push, mode, 24);
 WS_VK_PUSH_CHECK_(loop_push, stage_groups, 48);
@@ -170,7 +170,7 @@ typedef struct ws_vk_loop {
   uint32_t iterations; /* T */
   uint32_t repeats;    /* executions of cmd per loop_run; 0: growing (WS_VK_LOOP_GROWTH_MAX) */
   bool barriers_full;  /* WS_VULKAN_LOOP_BARRIERS=full (loop_barrier) */
-  bool pipelined;      /* backend.h loop_pipelined: WS_VULKAN_LOOP_PIPELINE, no interval, no stamps */
+  bool pipelined;      /* loop_pipelined: WS_VULKAN_LOOP_PIPELINE, no interval, no stamps */
   bool compaction;     /* the stream checks the compaction error word */
   bool pairs;          /* its compactions run in pairs (compact_pairs.comp), not lists */
   /* compaction in pairs: the pair words of the frames' compaction and of
