@@ -240,6 +240,12 @@ static void read_image(ws_scheduler *s, const unsigned char *img) {
     memcpy(s->aux_stats, img + l->off_aux, 3 * (size_t)s->aux_stats_count * 8);
 }
 
+/* A backend call of the loop's runs failed; `d` is the last state read. */
+static ws_status run_failed(ws_scheduler *s, ws_status st, const ws_dstate *d) {
+  return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
+                       (unsigned long long)d->pass, ws_device_last_error(s->dev));
+}
+
 /* The end of a dispatch whose last readback is `img`: the scheduler's
  * copies of the state and statistics, then its status. */
 static ws_status finish(ws_scheduler *s, const unsigned char *img, bool timed) {
@@ -270,8 +276,7 @@ static ws_status pipelined(ws_scheduler *s, bool timed) {
     if ((st = ops->loop_run(s->dev, l->backend, round)) != WS_OK ||
         (st = ws_readback_enqueue(rb[round & 1u], 0, l->mem, 0, l->size)) != WS_OK ||
         (st = round == 0 ? ops->synchronize(s->dev) : ops->flush(s->dev)) != WS_OK)
-      return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
-                           (unsigned long long)d->pass, ws_device_last_error(s->dev));
+      return run_failed(s, st, d);
     /* the run just waited for: the first itself, then the one before each
      * flush (round 1's flush had none to wait for: run 0 was still RUNNING) */
     if (round != 1) {
@@ -284,8 +289,7 @@ static ws_status pipelined(ws_scheduler *s, bool timed) {
   }
   if (round > 1) { /* the run behind the last one checked */
     if ((st = ops->synchronize(s->dev)) != WS_OK)
-      return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
-                           (unsigned long long)d->pass, ws_device_last_error(s->dev));
+      return run_failed(s, st, d);
     s->host_syncs += 1;
   }
   return finish(s, (const unsigned char *)d, timed);
@@ -325,8 +329,7 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
     if ((st = s->dev->ops->loop_run(s->dev, l->backend, round++)) != WS_OK ||
         (st = ws_readback_enqueue(l->rb, 0, l->mem, 0, l->size)) != WS_OK ||
         (st = s->dev->ops->synchronize(s->dev)) != WS_OK)
-      return ws_sched_fail(s, st, "iteration %llu: device loop failed: %s",
-                           (unsigned long long)d->pass, ws_device_last_error(s->dev));
+      return run_failed(s, st, d);
     s->host_syncs += 1;
     /* verification: the host loop's token checks at this boundary (the
      * decisions ran the device-side recount and gather checks) */

@@ -531,37 +531,33 @@ static ws_status create_device(ws_device *dev) {
   return WS_OK;
 }
 
-/* A pool holding one command buffer, reset as a whole after each
- * submission of it, and the fence of that submission. */
-static ws_status create_submission(ws_device *dev, VkCommandPool *pool, VkCommandBuffer *cmd,
-                                   VkFence *fence) {
+/* A submission of the stream (vk_internal.h ws_vk_submission) whose error
+ * copy lands in state_host word `err_word`. */
+static ws_status create_submission(ws_device *dev, ws_vk_submission *sb, uint32_t err_word) {
   ws_vk_impl *vk = ws_vk_of(dev);
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
                                 .queueFamilyIndex = vk->family};
-  ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, pool);
+  sb->err_word = err_word;
+  ws_status st = WS_VK_ALLOC_CALL(dev, vkCreateCommandPool, vk->device, &pi, NULL, &sb->pool);
   if (st != WS_OK)
     return st;
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = *pool,
+                                    .commandPool = sb->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
-  if ((st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, cmd)) != WS_OK)
+  if ((st = WS_VK_ALLOC_CALL(dev, vkAllocateCommandBuffers, vk->device, &ai, &sb->cmd)) != WS_OK)
     return st;
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  return WS_VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, fence);
+  return WS_VK_ALLOC_CALL(dev, vkCreateFence, vk->device, &fi, NULL, &sb->fence);
 }
 
 /* The stream's two submissions: the one being recorded and the one a
  * flush may leave pending (vk_stream.c). */
 static ws_status create_stream(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
-  ws_status st = create_submission(dev, &vk->pool, &vk->cmd, &vk->fence);
-  if (st == WS_OK)
-    st = create_submission(dev, &vk->pool2, &vk->cmd2, &vk->fence2);
-  vk->err_word = 0;
-  vk->err_word2 = 1;
-  return st;
+  ws_status st = create_submission(dev, &vk->sub, 0);
+  return st == WS_OK ? create_submission(dev, &vk->sub2, 1) : st;
 }
 
 static void ws_vk_destroy(ws_device *dev) {
@@ -585,10 +581,10 @@ static void ws_vk_destroy(ws_device *dev) {
     while (vk->live)
       ws_vk_buffer_destroy(dev, vk->live);
     vkDestroyQueryPool(vk->device, vk->timer_pool, NULL); /* VK_NULL_HANDLE: no-op */
-    vkDestroyFence(vk->device, vk->fence, NULL);
-    vkDestroyCommandPool(vk->device, vk->pool, NULL); /* frees cmd */
-    vkDestroyFence(vk->device, vk->fence2, NULL);
-    vkDestroyCommandPool(vk->device, vk->pool2, NULL);
+    vkDestroyFence(vk->device, vk->sub.fence, NULL);
+    vkDestroyCommandPool(vk->device, vk->sub.pool, NULL); /* frees cmd */
+    vkDestroyFence(vk->device, vk->sub2.fence, NULL);
+    vkDestroyCommandPool(vk->device, vk->sub2.pool, NULL);
     if (!vk->external)
       vkDestroyDevice(vk->device, NULL);
   }

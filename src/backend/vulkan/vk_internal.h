@@ -113,6 +113,16 @@ enum {
 /* WS_VK_STATE_ERROR bits */
 #define WS_VK_STATE_ERR_COMPACT 1u /* more live frames above n than holes below */
 
+/* One command buffer of the stream with its own pool (reset as a whole
+ * after each submission) and fence, and the word of state_host its copy of
+ * the queue shaders' error word lands in (0 or 1). */
+typedef struct ws_vk_submission {
+  VkCommandPool pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  uint32_t err_word;
+} ws_vk_submission;
+
 typedef struct ws_vk_impl {
   VkInstance instance;
   VkPhysicalDevice phys;
@@ -127,17 +137,10 @@ typedef struct ws_vk_impl {
   bool memory_budget;     /* VK_EXT_memory_budget: heap budgets can be queried */
   VkDeviceSize max_alloc; /* maxMemoryAllocationSize (Vulkan 1.1) */
 
-  /* the stream */
-  VkCommandPool pool;
-  VkCommandBuffer cmd;
-  VkFence fence;
-  uint32_t err_word; /* the word of state_host this buffer's error copy writes (0 or 1) */
-  /* the submission ws_vk_op_flush left pending: its own pool, buffer and
-   * fence, which flush swaps with the three above */
-  VkCommandPool pool2;
-  VkCommandBuffer cmd2;
-  VkFence fence2;
-  uint32_t err_word2;
+  /* the stream: the submission being recorded, and the one
+   * ws_vk_op_flush left pending, which flush swaps */
+  ws_vk_submission sub;
+  ws_vk_submission sub2;
   bool pending2; /* submitted and not waited for */
   bool check2;   /* ... with a copy of WS_VK_STATE_ERROR to read once it is */
   uint32_t err_gen2;   /* err_reports when it was submitted */

@@ -808,22 +808,22 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round) {
   if (st != WS_OK || (st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
   if (l->stamps)
-    vkCmdResetQueryPool(vk->cmd, l->stamps, 0, l->iterations * STAMPS_PER_ITERATION);
+    vkCmdResetQueryPool(vk->sub.cmd, l->stamps, 0, l->iterations * STAMPS_PER_ITERATION);
   uint32_t runs = l->repeats;
   if (!runs) /* growing with the dispatch's rounds: 1, 2, 4, ... at most the cap */
     runs = round < 31u && (1u << round) < WS_VK_LOOP_GROWTH_MAX ? 1u << round
                                                                  : WS_VK_LOOP_GROWTH_MAX;
   for (uint32_t k = 0; k < runs; ++k)
-    vkCmdExecuteCommands(vk->cmd, 1, &l->cmd);
+    vkCmdExecuteCommands(vk->sub.cmd, 1, &l->cmd);
   if (l->stamps) {
     /* the decide shaders' count of iterations that ran, for stamps_add */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
-    vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+    vkCmdPipelineBarrier(vk->sub.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                          VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     VkBufferCopy region = {.srcOffset = 4u * WS_VK_DL_RAN, .dstOffset = 0, .size = 4};
-    vkCmdCopyBuffer(vk->cmd, l->words->buffer, l->stamp_host->buffer, 1, &region);
+    vkCmdCopyBuffer(vk->sub.cmd, l->words->buffer, l->stamp_host->buffer, 1, &region);
     l->stamp_pending = true;
   }
   /* a secondary buffer leaves the primary's pipeline binding undefined */

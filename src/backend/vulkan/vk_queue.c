@@ -120,7 +120,7 @@ ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q) {
   if (q->layout == WS_LAYOUT_SOA && q->field_count) {
     if ((st = ws_vk_record_begin(dev)) != WS_OK)
       return st;
-    vkCmdUpdateBuffer(vk->cmd, vk->state->buffer, 4u * WS_VK_STATE_SIZES, 4u * q->field_count,
+    vkCmdUpdateBuffer(vk->sub.cmd, vk->state->buffer, 4u * WS_VK_STATE_SIZES, 4u * q->field_count,
                       q->field_sizes);
     ws_vk_record_end(dev);
   }

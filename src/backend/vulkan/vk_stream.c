@@ -35,7 +35,7 @@ static void stream_barrier(ws_vk_impl *vk) {
                                          VK_ACCESS_TRANSFER_WRITE_BIT};
   const VkPipelineStageFlags stages =
       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  vkCmdPipelineBarrier(vk->cmd, stages, stages, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkCmdPipelineBarrier(vk->sub.cmd, stages, stages, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
 /* Once broken, every stream call repeats the failure that broke it. */
@@ -60,7 +60,7 @@ ws_status ws_vk_record_begin(ws_device *dev) {
   if (!vk->recording) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    ws_status st = WS_VK_CALL(dev, vkBeginCommandBuffer, vk->cmd, &bi);
+    ws_status st = WS_VK_CALL(dev, vkBeginCommandBuffer, vk->sub.cmd, &bi);
     if (st != WS_OK)
       return st;
     vk->recording = true;
@@ -70,7 +70,7 @@ ws_status ws_vk_record_begin(ws_device *dev) {
     vk->need_barrier = true;
     if (vk->clear_state) {
       stream_barrier(vk);
-      vkCmdFillBuffer(vk->cmd, vk->state->buffer, 4u * WS_VK_STATE_ERROR, 4u, 0u);
+      vkCmdFillBuffer(vk->sub.cmd, vk->state->buffer, 4u * WS_VK_STATE_ERROR, 4u, 0u);
       vk->clear_state = false;
     }
   }
@@ -106,7 +106,7 @@ ws_status ws_vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void 
   if (st != WS_OK)
     return st;
   if (vk->bound != pipeline) {
-    vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindPipeline(vk->sub.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vk->bound = pipeline;
   }
   /* push constants are whole words; the tail beyond push_size is zero */
@@ -115,12 +115,12 @@ ws_status ws_vk_record_dispatch(ws_device *dev, VkPipeline pipeline, const void 
   memcpy(words, push, push_size);
   const uint32_t bytes = (push_size + 3u) & ~3u;
   if (bytes)
-    vkCmdPushConstants(vk->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
+    vkCmdPushConstants(vk->sub.cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, words);
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t first = c * vk->chunk_groups;
     const uint32_t count =
         (uint32_t)(groups - first < vk->chunk_groups ? groups - first : vk->chunk_groups);
-    vkCmdDispatchBase(vk->cmd, 0, c + 1 == chunks ? pad : 0u, (uint32_t)c, count, 1, 1);
+    vkCmdDispatchBase(vk->sub.cmd, 0, c + 1 == chunks ? pad : 0u, (uint32_t)c, count, 1, 1);
   }
   ws_vk_record_end(dev);
   return WS_OK;
@@ -137,7 +137,7 @@ ws_status ws_vk_record_fill(ws_device *dev, uint64_t dst, uint32_t value, size_t
                        "vulkan: fill at address 0x%" PRIx64 " is not 4-byte aligned", dst);
   if ((st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
-  vkCmdFillBuffer(ws_vk_of(dev)->cmd, b->buffer, off, (VkDeviceSize)count * 4u, value);
+  vkCmdFillBuffer(ws_vk_of(dev)->sub.cmd, b->buffer, off, (VkDeviceSize)count * 4u, value);
   ws_vk_record_end(dev);
   return WS_OK;
 }
@@ -160,7 +160,7 @@ ws_status ws_vk_op_enqueue_read(ws_device *dev, void *host_handle, size_t host_o
   if ((st = ws_vk_record_begin(dev)) != WS_OK)
     return st;
   VkBufferCopy region = {.srcOffset = off, .dstOffset = host_offset, .size = size};
-  vkCmdCopyBuffer(ws_vk_of(dev)->cmd, b->buffer, host->buffer, 1, &region);
+  vkCmdCopyBuffer(ws_vk_of(dev)->sub.cmd, b->buffer, host->buffer, 1, &region);
   ws_vk_record_end(dev);
   return WS_OK;
 }
@@ -187,51 +187,50 @@ static VkResult wait_fence(ws_vk_impl *vk, VkFence fence) {
   }
 }
 
-/* Ends the recorded work and submits it with vk->fence; with a compaction
+/* Ends the recorded work and submits it with vk->sub.fence; with a compaction
  * in it (check_state), it first copies the queue shaders' error word into
- * word vk->err_word of state_host, and *check says so. On failure the
+ * word vk->sub.err_word of state_host, and *check says so. On failure the
  * stream is broken (see the file comment) and the buffer reset. */
 static ws_status submit(ws_device *dev, bool *check) {
   ws_vk_impl *vk = ws_vk_of(dev);
   *check = vk->check_state;
   if (*check) {
     stream_barrier(vk);
-    VkBufferCopy region = {.srcOffset = 4u * WS_VK_STATE_ERROR, .dstOffset = 4u * vk->err_word,
+    VkBufferCopy region = {.srcOffset = 4u * WS_VK_STATE_ERROR, .dstOffset = 4u * vk->sub.err_word,
                            .size = 4};
-    vkCmdCopyBuffer(vk->cmd, vk->state->buffer, vk->state_host->buffer, 1, &region);
+    vkCmdCopyBuffer(vk->sub.cmd, vk->state->buffer, vk->state_host->buffer, 1, &region);
   }
   /* device writes -> host reads of host-visible memory after the fence */
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(vk->cmd,
+  vkCmdPipelineBarrier(vk->sub.cmd,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
   vk->recording = false;
   vk->check_state = false;
-  ws_status st = WS_VK_CALL(dev, vkEndCommandBuffer, vk->cmd);
+  ws_status st = WS_VK_CALL(dev, vkEndCommandBuffer, vk->sub.cmd);
   if (st == WS_OK) {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                        .commandBufferCount = 1,
-                       .pCommandBuffers = &vk->cmd};
-    st = WS_VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->fence);
+                       .pCommandBuffers = &vk->sub.cmd};
+    st = WS_VK_CALL(dev, vkQueueSubmit, vk->queue, 1, &si, vk->sub.fence);
   }
   if (st != WS_OK) {
     /* not pending: its pool can be reset */
-    (void)vkResetCommandPool(vk->device, vk->pool, 0);
+    (void)vkResetCommandPool(vk->device, vk->sub.pool, 0);
     return mark_broken(dev, st);
   }
   return WS_OK;
 }
 
-/* Waits for the submission of `fence`, whose buffer is `pool`'s, resets
- * both, and with `check` reads the error word it copied to state_host word
- * `word`, submitted when `gen` errors had been reported. On a failure to
- * wait the stream is broken. */
-static ws_status wait_submission(ws_device *dev, VkFence fence, VkCommandPool pool, bool check,
-                                 uint32_t word, uint32_t gen) {
+/* Waits for submission `sb`, resets its fence and pool, and with `check`
+ * reads the error word it copied to state_host, submitted when `gen` errors
+ * had been reported. On a failure to wait the stream is broken. */
+static ws_status wait_submission(ws_device *dev, const ws_vk_submission *sb, bool check,
+                                 uint32_t gen) {
   ws_vk_impl *vk = ws_vk_of(dev);
-  const VkResult r = wait_fence(vk, fence);
+  const VkResult r = wait_fence(vk, sb->fence);
   if (r == VK_TIMEOUT) {
     ws_dev_fail(dev, WS_EBACKEND,
                 "vulkan: vkWaitForFences: the stream did not finish within %" PRIu64
@@ -243,10 +242,10 @@ static ws_status wait_submission(ws_device *dev, VkFence fence, VkCommandPool po
   ws_status st = ws_vk_check(dev, r, "vkWaitForFences");
   if (st != WS_OK)
     return mark_broken(dev, st);
-  st = WS_VK_CALL(dev, vkResetFences, vk->device, 1, &fence);
+  st = WS_VK_CALL(dev, vkResetFences, vk->device, 1, &sb->fence);
   /* The command buffer is not pending any more (its fence signalled): its
    * pool can be reset whatever happened above. */
-  const ws_status rs = WS_VK_CALL(dev, vkResetCommandPool, vk->device, pool, 0);
+  const ws_status rs = WS_VK_CALL(dev, vkResetCommandPool, vk->device, sb->pool, 0);
   if (st == WS_OK)
     st = rs;
   if (st != WS_OK)
@@ -256,7 +255,7 @@ static ws_status wait_submission(ws_device *dev, VkFence fence, VkCommandPool po
    * next recording zeroes it), which is not reported twice */
   if (check && gen == vk->err_reports) {
     uint32_t err;
-    memcpy(&err, (const unsigned char *)vk->state_host->map + 4u * word, sizeof err);
+    memcpy(&err, (const unsigned char *)vk->state_host->map + 4u * sb->err_word, sizeof err);
     if (err != 0) {
       vk->clear_state = true;
       vk->err_reports += 1;
@@ -276,7 +275,7 @@ static ws_status wait_pending(ws_device *dev) {
   if (!vk->pending2)
     return WS_OK;
   vk->pending2 = false;
-  return wait_submission(dev, vk->fence2, vk->pool2, vk->check2, vk->err_word2, vk->err_gen2);
+  return wait_submission(dev, &vk->sub2, vk->check2, vk->err_gen2);
 }
 
 /* Submits the recorded work, then waits for the pending submission (the
@@ -298,7 +297,7 @@ static ws_status submit_and_wait(ws_device *dev) {
    * once the stream is broken */
   st = wait_pending(dev);
   if (submitted && !vk->broken) {
-    const ws_status cs = wait_submission(dev, vk->fence, vk->pool, check, vk->err_word, gen);
+    const ws_status cs = wait_submission(dev, &vk->sub, check, gen);
     if (st == WS_OK)
       st = cs;
   }
@@ -324,18 +323,9 @@ ws_status ws_vk_op_flush(ws_device *dev) {
   if (st != WS_OK)
     return st;
   st = wait_pending(dev);
-  const VkCommandPool pool = vk->pool;
-  const VkCommandBuffer cmd = vk->cmd;
-  const VkFence fence = vk->fence;
-  const uint32_t word = vk->err_word;
-  vk->pool = vk->pool2;
-  vk->cmd = vk->cmd2;
-  vk->fence = vk->fence2;
-  vk->err_word = vk->err_word2;
-  vk->pool2 = pool;
-  vk->cmd2 = cmd;
-  vk->fence2 = fence;
-  vk->err_word2 = word;
+  const ws_vk_submission submitted = vk->sub;
+  vk->sub = vk->sub2;
+  vk->sub2 = submitted;
   vk->pending2 = true;
   vk->check2 = check;
   vk->err_gen2 = gen;
@@ -362,7 +352,7 @@ ws_status ws_vk_op_write(ws_device *dev, uint64_t dst, const void *src, size_t s
       return st;
     memcpy(vk->staging->map, (const unsigned char *)src + done, chunk);
     VkBufferCopy region = {.srcOffset = 0, .dstOffset = off + done, .size = chunk};
-    vkCmdCopyBuffer(vk->cmd, vk->staging->buffer, b->buffer, 1, &region);
+    vkCmdCopyBuffer(vk->sub.cmd, vk->staging->buffer, b->buffer, 1, &region);
     ws_vk_record_end(dev);
     if ((st = submit_and_wait(dev)) != WS_OK)
       return st;
@@ -417,10 +407,11 @@ ws_status ws_vk_op_timer_mark(ws_device *dev, bool end) {
   if (st != WS_OK)
     return st;
   if (!end) {
-    vkCmdResetQueryPool(vk->cmd, vk->timer_pool, 0, 2);
+    vkCmdResetQueryPool(vk->sub.cmd, vk->timer_pool, 0, 2);
     vk->timer_marks = 0;
   }
-  vkCmdWriteTimestamp(vk->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk->timer_pool, end ? 1u : 0u);
+  vkCmdWriteTimestamp(vk->sub.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk->timer_pool,
+                      end ? 1u : 0u);
   vk->timer_marks |= end ? 2u : 1u;
   return WS_OK;
 }
