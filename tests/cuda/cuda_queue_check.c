@@ -824,9 +824,10 @@ int main(int argc, char **argv) {
     case_count_gather(&e, 1u << 24, 4, 0);
     case_count_gather(&e, (1u << 24) - 1, 7, 1);
   }
-  /* large K: the shared-memory limits (4096 bins) and the global fallbacks */
-  const uint32_t bigK[] = {4095, 4096, 6000};
-  for (size_t ki = 0; ki < 3; ++ki) {
+  /* large K: the shared-memory limits (Vulkan 256 bins, CUDA 4096) and the
+   * global fallbacks */
+  const uint32_t bigK[] = {255, 256, 4095, 4096, 6000};
+  for (size_t ki = 0; ki < sizeof bigK / sizeof bigK[0]; ++ki) {
     case_count_gather(&e, 50000, bigK[ki], 0);
     if (!quick)
       case_count_gather(&e, 1u << 20, bigK[ki], 1);
