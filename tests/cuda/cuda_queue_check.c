@@ -700,6 +700,7 @@ static int knobs_refused(const ws_device_config *config) {
                                               {"WS_VULKAN_QUEUE_GROUPS", "4000000000"},
                                               {"WS_VULKAN_QUEUE_CURSORS", "spread"},
                                               {"WS_VULKAN_COMPACT", "both"},
+                                              {"WS_VULKAN_QUEUE_BLOCK", "64"},
                                               {"WS_VULKAN_WAIT", "busy"}};
   static const char *const cuda_bad[][2] = {{"WS_CUDA_GATHER_CURSORS", "spread"},
                                             {"WS_CUDA_QUEUES", "fast"}};
@@ -766,7 +767,7 @@ int main(int argc, char **argv) {
   cfg.backend = gpu_kind;
   if (gpu_kind == WS_BACKEND_VULKAN) {
     mode_names[0] = "vulkan/compaction pairs";
-    mode_names[1] = "vulkan/3 groups, padded, compaction lists";
+    mode_names[1] = "vulkan/3 groups of 128, padded, compaction lists";
   }
   if (knobs_refused(&cfg) != 0)
     return 1;
@@ -782,6 +783,7 @@ int main(int argc, char **argv) {
       setenv("WS_VULKAN_COMPACT", "pairs", 1);
     if (gpu_kind == WS_BACKEND_VULKAN && m == 1) {
       setenv("WS_VULKAN_QUEUE_GROUPS", "3", 1);
+      setenv("WS_VULKAN_QUEUE_BLOCK", "128", 1);
       setenv("WS_VULKAN_QUEUE_CURSORS", "padded", 1);
       setenv("WS_VULKAN_COMPACT", "lists", 1);
     }
@@ -797,6 +799,7 @@ int main(int argc, char **argv) {
   unsetenv("WS_CUDA_GRID_LIMIT");
   unsetenv("WS_CUDA_GATHER_CURSORS");
   unsetenv("WS_VULKAN_QUEUE_GROUPS");
+  unsetenv("WS_VULKAN_QUEUE_BLOCK");
   unsetenv("WS_VULKAN_QUEUE_CURSORS");
   unsetenv("WS_VULKAN_COMPACT");
   printf("ws_cuda_queue_check on %s\n", ws_device_name(e.cuda[0]));

@@ -187,10 +187,21 @@ static ws_status env_wait(ws_device *dev, bool *spin) {
  * (docs/vulkan.md). WS_VULKAN_COMPACT: auto (unset or empty: the default),
  * pairs (one pass, shaders/compact_pairs.comp) or lists (the free slots
  * listed, a barrier, then the movers: the two passes before session 12);
- * vk_internal.h ws_vk_compact_mode. A value outside these fails the
- * device's creation. */
+ * vk_internal.h ws_vk_compact_mode. WS_VULKAN_QUEUE_BLOCK: 256 (unset or
+ * empty: the default, or the device's limit if lower) or 128, the least
+ * Vulkan guarantees: the queue shaders' workgroup size, so that the form a
+ * device with the minimum limits runs (gather_all.comp: two histogram
+ * entries per invocation) is tested on any device. A value outside these
+ * fails the device's creation. */
 static ws_status env_queue(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
+  bool least = false;
+  ws_status st =
+      ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_BLOCK", "256", "128", false, &least);
+  if (st != WS_OK)
+    return st;
+  if (least)
+    vk->queue_block = 128;
   const char *v = getenv("WS_VULKAN_QUEUE_GROUPS");
   vk->queue_groups = WS_VK_QUEUE_GROUPS_DEFAULT < vk->chunk_groups ? WS_VK_QUEUE_GROUPS_DEFAULT
                                                                     : vk->chunk_groups - 1u;
@@ -203,8 +214,8 @@ static ws_status env_queue(ws_device *dev) {
                          vk->chunk_groups);
     vk->queue_groups = (uint32_t)n;
   }
-  ws_status st = ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_CURSORS", "adjacent", "padded",
-                                  false, &vk->queue_cursors_padded);
+  st = ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_CURSORS", "adjacent", "padded", false,
+                        &vk->queue_cursors_padded);
   if (st != WS_OK)
     return st;
   const char *c = getenv("WS_VULKAN_COMPACT");
