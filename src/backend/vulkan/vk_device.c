@@ -189,9 +189,9 @@ static ws_status env_wait(ws_device *dev, bool *spin) {
  * listed, a barrier, then the movers: the two passes before session 12);
  * vk_internal.h ws_vk_compact_mode. WS_VULKAN_QUEUE_BLOCK: 256 (unset or
  * empty: the default, or the device's limit if lower) or 128, the least
- * Vulkan guarantees: the queue shaders' workgroup size, so that the form a
- * device with the minimum limits runs (gather_all.comp: two histogram
- * entries per invocation) is tested on any device. A value outside these
+ * Vulkan guarantees: the queue shaders' workgroup size, so that what a
+ * device with the minimum limits runs (the loops over histogram entries
+ * take two passes for K up to 255) is tested on any device. A value outside these
  * fails the device's creation. */
 static ws_status env_queue(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);

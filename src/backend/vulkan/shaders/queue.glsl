@@ -80,14 +80,11 @@ bool ws_queue_item_at(uint64_t tile, uint first, uint end, uint j, out uint inde
   index = uint(i);
   return i < uint64_t(end);
 }
-/* WS_QUEUE_HISTS histograms of WS_QUEUE_SHARED_TOKENS entries, histogram h
- * at h * WS_QUEUE_SHARED_TOKENS (the `hist` base of the _at functions; the
- * others use the first). One unless the shader defines more before the
- * include: gather_all.comp keeps four tiles' histograms in flight. */
-#ifndef WS_QUEUE_HISTS
-#define WS_QUEUE_HISTS 1u
-#endif
-shared uint ws_queue_hist[WS_QUEUE_HISTS * WS_QUEUE_SHARED_TOKENS];
+/* Two histograms of WS_QUEUE_SHARED_TOKENS entries: the first at 0 (count,
+ * publish), both in turn in gather_all.comp, which ranks a tile in one
+ * while it zeroes the other for the next tile (base 0 or
+ * WS_QUEUE_SHARED_TOKENS in the _at functions). */
+shared uint ws_queue_hist[2u * WS_QUEUE_SHARED_TOKENS];
 
 /* Zeroes entries 0..K (K < WS_QUEUE_SHARED_TOKENS); ends with a barrier. */
 void ws_queue_hist_clear(uint K) {
@@ -168,7 +165,7 @@ void ws_queue_hist_add_counts(uint cnt[WS_QUEUE_REG_TOKENS], uint K) {
 }
 
 /* Ranks for tokens 1..K, K < WS_QUEUE_REG_TOKENS, in the histogram at
- * `hist`, without a loop per
+ * `hist` (0 or WS_QUEUE_SHARED_TOKENS), without a loop per
  * distinct token: one ballot per token per item gives each item its place
  * among its subgroup's items of that token, the subgroup reserves each
  * token's run in ws_queue_hist with one shared atomic, and rank[j] is the
