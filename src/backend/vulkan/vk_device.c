@@ -191,13 +191,12 @@ static ws_status env_wait(ws_device *dev, bool *spin) {
  * empty: the default, or the device's limit if lower) or 128, the least
  * Vulkan guarantees: the queue shaders' workgroup size, so that what a
  * device with the minimum limits runs (the loops over histogram entries
- * take two passes for K up to 255) is tested on any device. A value outside these
- * fails the device's creation. */
+ * take two passes for K up to 255) is tested on any device. A value
+ * outside these fails the device's creation. */
 static ws_status env_queue(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
   bool least = false;
-  ws_status st =
-      ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_BLOCK", "256", "128", false, &least);
+  ws_status st = ws_vk_env_switch(dev, "", "WS_VULKAN_QUEUE_BLOCK", "256", "128", false, &least);
   if (st != WS_OK)
     return st;
   if (least)
