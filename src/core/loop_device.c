@@ -26,7 +26,8 @@ struct ws_dloop {
   void *backend;           /* ops->loop_create's handle */
   ws_buffer *mem;          /* the layout above, on the device */
   ws_readback *rb;         /* ... read back at each synchronization */
-  ws_readback *rb2;        /* a pipelined loop's second readback (odd rounds), else NULL */
+  ws_readback *rb2;        /* a pipelined loop's second readback (odd rounds): made at the
+                              first dispatch that pipelines, else NULL */
   unsigned char *image;    /* ... and its host image, uploaded per dispatch */
   size_t size;
   size_t off_works, off_node, off_aux, off_align;
@@ -116,8 +117,7 @@ static ws_status build(ws_scheduler *s) {
     return ws_sched_fail(s, WS_ENOMEM, "device loop: out of host memory");
   ws_status st;
   if ((st = ws_buffer_create(s->dev, l->size, &l->mem)) != WS_OK ||
-      (st = ws_readback_create(s->dev, l->size, &l->rb)) != WS_OK ||
-      (s->dev->ops->flush && (st = ws_readback_create(s->dev, l->size, &l->rb2)) != WS_OK))
+      (st = ws_readback_create(s->dev, l->size, &l->rb)) != WS_OK)
     return ws_sched_fail(s, st, "device loop: cannot allocate its state (%zu bytes): %s", l->size,
                          ws_device_last_error(s->dev));
 
@@ -322,9 +322,14 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   const unsigned char *img = ws_readback_data(l->rb);
   const ws_dstate *d = (const ws_dstate *)(const void *)img;
   uint32_t round = 0;
-  if (!s->verify_on && s->dev->ops->loop_pipelined && l->rb2 &&
-      s->dev->ops->loop_pipelined(s->dev, l->backend))
+  if (!s->verify_on && s->dev->ops->loop_pipelined && s->dev->ops->flush &&
+      s->dev->ops->loop_pipelined(s->dev, l->backend)) {
+    if (!l->rb2 && (st = ws_readback_create(s->dev, l->size, &l->rb2)) != WS_OK)
+      return ws_sched_fail(s, st,
+                           "device loop: cannot allocate its second readback (%zu bytes): %s",
+                           l->size, ws_device_last_error(s->dev));
     return pipelined(s, timed);
+  }
   do {
     if ((st = s->dev->ops->loop_run(s->dev, l->backend, round++)) != WS_OK ||
         (st = ws_readback_enqueue(l->rb, 0, l->mem, 0, l->size)) != WS_OK ||
