@@ -156,6 +156,24 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
   return ws_vk_env_switch(dev, "", "WS_VULKAN_SPECIALIZE", "0", "1", true, on);
 }
 
+/* A three-way setting: *out = the index of the variable's value in
+ * values, 0 (the default) when it is unset or empty; another value fails
+ * the device's creation with WS_EINVAL naming the three. */
+static ws_status env_choice(ws_device *dev, const char *name, const char *const values[3],
+                            unsigned *out) {
+  const char *v = getenv(name);
+  *out = 0;
+  if (!v || !v[0])
+    return WS_OK;
+  for (unsigned i = 0; i < 3; ++i)
+    if (strcmp(v, values[i]) == 0) {
+      *out = i;
+      return WS_OK;
+    }
+  return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s='%s' is none of %s, %s, %s", name, v, values[0],
+                     values[1], values[2]);
+}
+
 /* WS_VULKAN_WAIT: auto (unset or empty: the default), block
  * (vkWaitForFences) or spin (the host polls the fence: no wake-up latency
  * after each submission, one host core busy while it waits; vk_stream.c
@@ -165,16 +183,11 @@ static ws_status env_specialize(ws_device *dev, bool *on) {
  * 0.15 us off bench_loop's pipelined iteration and added 1 % to the path
  * tracer (s13run1, docs/decisions.md). */
 static ws_status env_wait(ws_device *dev, bool *spin) {
-  ws_vk_impl *vk = ws_vk_of(dev);
-  const char *v = getenv("WS_VULKAN_WAIT");
-  *spin = vk->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
-  if (!v || !v[0] || strcmp(v, "auto") == 0)
-    return WS_OK;
-  if (strcmp(v, "block") != 0 && strcmp(v, "spin") != 0)
-    return ws_dev_fail(dev, WS_EINVAL, "vulkan: WS_VULKAN_WAIT='%s' is none of auto, block, spin",
-                       v);
-  *spin = strcmp(v, "spin") == 0;
-  return WS_OK;
+  static const char *const values[3] = {"auto", "block", "spin"};
+  unsigned i;
+  ws_status st = env_choice(dev, "WS_VULKAN_WAIT", values, &i);
+  *spin = i == 0 ? ws_vk_of(dev)->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU : i == 2;
+  return st;
 }
 
 /* WS_VULKAN_QUEUE_GROUPS: N, at most N workgroups per slot-parallel queue
@@ -217,18 +230,13 @@ static ws_status env_queue(ws_device *dev) {
                         &vk->queue_cursors_padded);
   if (st != WS_OK)
     return st;
-  const char *c = getenv("WS_VULKAN_COMPACT");
-  vk->compact_mode = WS_VK_COMPACT_AUTO;
-  if (c && c[0] && strcmp(c, "auto") != 0) {
-    if (strcmp(c, "pairs") == 0)
-      vk->compact_mode = WS_VK_COMPACT_PAIRS;
-    else if (strcmp(c, "lists") == 0)
-      vk->compact_mode = WS_VK_COMPACT_LISTS;
-    else
-      return ws_dev_fail(dev, WS_EINVAL,
-                         "vulkan: WS_VULKAN_COMPACT='%s' is none of auto, pairs, lists", c);
-  }
-  return WS_OK;
+  static const char *const compact[3] = {"auto", "pairs", "lists"};
+  _Static_assert(WS_VK_COMPACT_AUTO == 0 && WS_VK_COMPACT_PAIRS == 1 && WS_VK_COMPACT_LISTS == 2,
+                 "WS_VULKAN_COMPACT's values are in the order of enum ws_vk_compact_mode");
+  unsigned mode;
+  st = env_choice(dev, "WS_VULKAN_COMPACT", compact, &mode);
+  vk->compact_mode = (int)mode;
+  return st;
 }
 
 static uint64_t env_timeout_ns(void) {
