@@ -322,7 +322,7 @@ ws_status ws_loop_device_dispatch(ws_scheduler *s, uint32_t N, bool timed) {
   const unsigned char *img = ws_readback_data(l->rb);
   const ws_dstate *d = (const ws_dstate *)(const void *)img;
   uint32_t round = 0;
-  if (!s->verify_on && s->dev->ops->loop_pipelined && s->dev->ops->flush &&
+  if (!s->verify_on && s->dev->ops->loop_pipelined &&
       s->dev->ops->loop_pipelined(s->dev, l->backend)) {
     if (!l->rb2 && (st = ws_readback_create(s->dev, l->size, &l->rb2)) != WS_OK)
       return ws_sched_fail(s, st,

@@ -134,17 +134,31 @@ static ws_status env_device(ws_device *dev, int *index) {
   return WS_OK;
 }
 
-ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,
-                           const char *on, bool unset, bool *out) {
+ws_status ws_vk_env_choice(ws_device *dev, const char *where, const char *name,
+                           const char *const *values, unsigned n, unsigned unset, unsigned *out) {
   const char *v = getenv(name);
   *out = unset;
   if (!v || !v[0])
     return WS_OK;
-  if (strcmp(v, off) != 0 && strcmp(v, on) != 0)
+  for (unsigned i = 0; i < n; ++i)
+    if (strcmp(v, values[i]) == 0) {
+      *out = i;
+      return WS_OK;
+    }
+  if (n == 2)
     return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s%s='%s' is neither %s nor %s", where, name, v,
-                       off, on);
-  *out = strcmp(v, on) == 0;
-  return WS_OK;
+                       values[0], values[1]);
+  return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s%s='%s' is none of %s, %s, %s", where, name, v,
+                     values[0], values[1], values[2]);
+}
+
+ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,
+                           const char *on, bool unset, bool *out) {
+  const char *const values[2] = {off, on};
+  unsigned i;
+  const ws_status st = ws_vk_env_choice(dev, where, name, values, 2, unset ? 1u : 0u, &i);
+  *out = i == 1;
+  return st;
 }
 
 /* WS_VULKAN_SPECIALIZE: 1, unset or empty specializes every coroutine step
@@ -154,24 +168,6 @@ ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, 
  * (docs/decisions.md). */
 static ws_status env_specialize(ws_device *dev, bool *on) {
   return ws_vk_env_switch(dev, "", "WS_VULKAN_SPECIALIZE", "0", "1", true, on);
-}
-
-/* A three-way setting: *out = the index of the variable's value in
- * values, 0 (the default) when it is unset or empty; another value fails
- * the device's creation with WS_EINVAL naming the three. */
-static ws_status env_choice(ws_device *dev, const char *name, const char *const values[3],
-                            unsigned *out) {
-  const char *v = getenv(name);
-  *out = 0;
-  if (!v || !v[0])
-    return WS_OK;
-  for (unsigned i = 0; i < 3; ++i)
-    if (strcmp(v, values[i]) == 0) {
-      *out = i;
-      return WS_OK;
-    }
-  return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s='%s' is none of %s, %s, %s", name, v, values[0],
-                     values[1], values[2]);
 }
 
 /* WS_VULKAN_WAIT: auto (unset or empty: the default), block
@@ -185,7 +181,7 @@ static ws_status env_choice(ws_device *dev, const char *name, const char *const 
 static ws_status env_wait(ws_device *dev, bool *spin) {
   static const char *const values[3] = {"auto", "block", "spin"};
   unsigned i;
-  ws_status st = env_choice(dev, "WS_VULKAN_WAIT", values, &i);
+  ws_status st = ws_vk_env_choice(dev, "", "WS_VULKAN_WAIT", values, 3, 0, &i);
   *spin = i == 0 ? ws_vk_of(dev)->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU : i == 2;
   return st;
 }
@@ -234,7 +230,7 @@ static ws_status env_queue(ws_device *dev) {
   _Static_assert(WS_VK_COMPACT_AUTO == 0 && WS_VK_COMPACT_PAIRS == 1 && WS_VK_COMPACT_LISTS == 2,
                  "WS_VULKAN_COMPACT's values are in the order of enum ws_vk_compact_mode");
   unsigned mode;
-  st = env_choice(dev, "WS_VULKAN_COMPACT", compact, &mode);
+  st = ws_vk_env_choice(dev, "", "WS_VULKAN_COMPACT", compact, 3, 0, &mode);
   vk->compact_mode = (int)mode;
   return st;
 }

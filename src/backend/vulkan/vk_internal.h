@@ -115,12 +115,15 @@ enum {
 
 /* One command buffer of the stream with its own pool (reset as a whole
  * after each submission) and fence, and the word of state_host its copy of
- * the queue shaders' error word lands in (0 or 1). */
+ * the queue shaders' error word lands in (0 or 1); `check` and `gen` are
+ * set when it is submitted. */
 typedef struct ws_vk_submission {
   VkCommandPool pool;
   VkCommandBuffer cmd;
   VkFence fence;
   uint32_t err_word;
+  bool check;   /* it copies WS_VK_STATE_ERROR, to read once it is waited for */
+  uint32_t gen; /* err_reports when it was submitted */
 } ws_vk_submission;
 
 typedef struct ws_vk_impl {
@@ -141,9 +144,7 @@ typedef struct ws_vk_impl {
    * ws_vk_op_flush left pending, which flush swaps */
   ws_vk_submission sub;
   ws_vk_submission sub2;
-  bool pending2; /* submitted and not waited for */
-  bool check2;   /* ... with a copy of WS_VK_STATE_ERROR to read once it is */
-  uint32_t err_gen2;   /* err_reports when it was submitted */
+  bool pending2; /* sub2 is submitted and not waited for */
   uint32_t err_reports; /* errors of that word reported so far (vk_stream.c wait_submission) */
   bool recording;       /* cmd is begun and holds work not yet submitted */
   bool need_barrier;    /* an operation was recorded since the last barrier */
@@ -424,16 +425,21 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round);
 bool ws_vk_loop_pipelined(ws_device *dev, void *loop);
 void ws_vk_loop_destroy(ws_device *dev, void *loop);
 
+/* A knob in the environment with the n (2 or 3) values `values`: *out =
+ * the index of the variable's value, `unset` when it is unset or empty; any
+ * other value fails with WS_EINVAL and "vulkan: <where>NAME='value' is
+ * neither A nor B" (n = 2) or "... is none of A, B, C" (n = 3). */
+ws_status ws_vk_env_choice(ws_device *dev, const char *where, const char *name,
+                           const char *const *values, unsigned n, unsigned unset, unsigned *out);
+/* ws_vk_env_choice over {off, on}: *out = false for `off`, true for `on`. */
+ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,
+                           const char *on, bool unset, bool *out);
+
 /* vk_queue.c */
 ws_status ws_vk_op_queue_count(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_gather(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_gather_all(ws_device *dev, const ws_queue_args *q);
 uint64_t ws_vk_queue_cursors(ws_device *dev);
-/* A two-valued knob in the environment: `unset` when the variable is unset
- * or empty, false for `off`, true for `on`; any other value fails with
- * WS_EINVAL and "vulkan: <where>NAME='value' is neither <off> nor <on>". */
-ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,
-                           const char *on, bool unset, bool *out);
 ws_status ws_vk_op_queue_publish(ws_device *dev, const ws_queue_args *q);
 ws_status ws_vk_op_queue_compact(ws_device *dev, const ws_queue_args *q);
 

@@ -189,12 +189,14 @@ static VkResult wait_fence(ws_vk_impl *vk, VkFence fence) {
 
 /* Ends the recorded work and submits it with vk->sub.fence; with a compaction
  * in it (check_state), it first copies the queue shaders' error word into
- * word vk->sub.err_word of state_host, and *check says so. On failure the
- * stream is broken (see the file comment) and the buffer reset. */
-static ws_status submit(ws_device *dev, bool *check) {
+ * word vk->sub.err_word of state_host, and vk->sub.check says so. On
+ * failure the stream is broken (see the file comment) and the buffer
+ * reset. */
+static ws_status submit(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
-  *check = vk->check_state;
-  if (*check) {
+  vk->sub.check = vk->check_state;
+  vk->sub.gen = vk->err_reports;
+  if (vk->sub.check) {
     stream_barrier(vk);
     VkBufferCopy region = {.srcOffset = 4u * WS_VK_STATE_ERROR, .dstOffset = 4u * vk->sub.err_word,
                            .size = 4};
@@ -224,11 +226,10 @@ static ws_status submit(ws_device *dev, bool *check) {
   return WS_OK;
 }
 
-/* Waits for submission `sb`, resets its fence and pool, and with `check`
- * reads the error word it copied to state_host, submitted when `gen` errors
- * had been reported. On a failure to wait the stream is broken. */
-static ws_status wait_submission(ws_device *dev, const ws_vk_submission *sb, bool check,
-                                 uint32_t gen) {
+/* Waits for submission `sb`, resets its fence and pool, and with
+ * sb->check reads the error word it copied to state_host. On a failure to
+ * wait the stream is broken. */
+static ws_status wait_submission(ws_device *dev, const ws_vk_submission *sb) {
   ws_vk_impl *vk = ws_vk_of(dev);
   const VkResult r = wait_fence(vk, sb->fence);
   if (r == VK_TIMEOUT) {
@@ -250,10 +251,10 @@ static ws_status wait_submission(ws_device *dev, const ws_vk_submission *sb, boo
     st = rs;
   if (st != WS_OK)
     return mark_broken(dev, st);
-  /* `gen`: the reports made before this submission; after a later one its
+  /* sb->gen: the reports made before this submission; after a later one its
    * copy may hold that report's error again (the word stays set until the
    * next recording zeroes it), which is not reported twice */
-  if (check && gen == vk->err_reports) {
+  if (sb->check && sb->gen == vk->err_reports) {
     uint32_t err;
     memcpy(&err, (const unsigned char *)vk->state_host->map + 4u * sb->err_word, sizeof err);
     if (err != 0) {
@@ -275,7 +276,7 @@ static ws_status wait_pending(ws_device *dev) {
   if (!vk->pending2)
     return WS_OK;
   vk->pending2 = false;
-  return wait_submission(dev, &vk->sub2, vk->check2, vk->err_gen2);
+  return wait_submission(dev, &vk->sub2);
 }
 
 /* Submits the recorded work, then waits for the pending submission (the
@@ -284,11 +285,10 @@ static ws_status submit_and_wait(ws_device *dev) {
   ws_vk_impl *vk = ws_vk_of(dev);
   if (vk->broken)
     return broken_fail(dev);
-  bool submitted = false, check = false;
-  const uint32_t gen = vk->err_reports;
+  bool submitted = false;
   ws_status st = WS_OK;
   if (vk->recording) {
-    if ((st = submit(dev, &check)) != WS_OK)
+    if ((st = submit(dev)) != WS_OK)
       return st;
     submitted = true;
   }
@@ -297,7 +297,7 @@ static ws_status submit_and_wait(ws_device *dev) {
    * once the stream is broken */
   st = wait_pending(dev);
   if (submitted && !vk->broken) {
-    const ws_status cs = wait_submission(dev, &vk->sub, check, gen);
+    const ws_status cs = wait_submission(dev, &vk->sub);
     if (st == WS_OK)
       st = cs;
   }
@@ -317,9 +317,7 @@ ws_status ws_vk_op_flush(ws_device *dev) {
     return broken_fail(dev);
   if (!vk->recording)
     return wait_pending(dev);
-  bool check;
-  const uint32_t gen = vk->err_reports;
-  ws_status st = submit(dev, &check);
+  ws_status st = submit(dev);
   if (st != WS_OK)
     return st;
   st = wait_pending(dev);
@@ -327,8 +325,6 @@ ws_status ws_vk_op_flush(ws_device *dev) {
   vk->sub = vk->sub2;
   vk->sub2 = submitted;
   vk->pending2 = true;
-  vk->check2 = check;
-  vk->err_gen2 = gen;
   return st;
 }
 
