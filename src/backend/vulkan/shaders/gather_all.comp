@@ -25,10 +25,14 @@ layout(push_constant, scalar) uniform gather_all_pc {
   layout(offset = 40) uint64_t cursors; /* 0, or WS_QUEUE_CURSOR_STRIDE words apart */
 } P;
 
-/* Tile `tile`'s slots and their tokens (0: past scan, or in no queue). */
-void load_tile(uint64_t tile, uint scan, out uint s[WS_QUEUE_ITEMS], out uint t[WS_QUEUE_ITEMS]) {
+/* Tile `tile`'s tokens (0: past scan, or in no queue). The slots are not
+ * kept: a store recomputes its slot from the tile (ws_queue_item_index),
+ * which spares the 2 x WS_QUEUE_ITEMS registers of the current and the
+ * next tile's slot arrays. */
+void load_tile(uint64_t tile, uint scan, out uint t[WS_QUEUE_ITEMS]) {
   [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
-    t[j] = ws_queue_item_at(tile, 0u, scan, j, s[j]) ? WS_PTR(uint32_t, P.tokens)[s[j]] : 0u;
+    uint s;
+    t[j] = ws_queue_item_at(tile, 0u, scan, j, s) ? WS_PTR(uint32_t, P.tokens)[s] : 0u;
     if (t[j] > P.queue_count)
       t[j] = 0u; /* not in any queue */
   }
@@ -47,15 +51,15 @@ void main() {
   uint hist = 0u;
   if (in_shared)
     ws_queue_hist_clear(P.queue_count);
-  uint s[WS_QUEUE_ITEMS], t[WS_QUEUE_ITEMS];
+  uint t[WS_QUEUE_ITEMS];
   uint64_t tile = ws_queue_tile0();
-  load_tile(tile, scan, s, t);
+  load_tile(tile, scan, t);
   for (; ws_queue_tile_live(tile, 0u, scan); tile += stride) {
     /* a workgroup walking tiles loads the next one's tokens first, so that
      * they are in flight during this tile's ranks, reservations and
      * stores (the CUDA sorted gather does the same) */
-    uint sn[WS_QUEUE_ITEMS], tn[WS_QUEUE_ITEMS];
-    load_tile(tile + stride, scan, sn, tn);
+    uint tn[WS_QUEUE_ITEMS];
+    load_tile(tile + stride, scan, tn);
     if (in_shared) {
       const uint other = WS_QUEUE_SHARED_TOKENS - hist;
       uint local[WS_QUEUE_ITEMS];
@@ -81,7 +85,8 @@ void main() {
       barrier();
       [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
         if (t[j] != 0u)
-          WS_PTR(uint32_t, P.slots)[ws_queue_hist[hist + t[j]] + local[j]] = s[j];
+          WS_PTR(uint32_t, P.slots)[ws_queue_hist[hist + t[j]] + local[j]] =
+              uint(ws_queue_item_index(tile, 0u, j));
       hist = other;
     } else {
       /* more tokens than shared memory holds: a subgroup-aggregated
@@ -89,10 +94,9 @@ void main() {
       [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
         const uint pos = ws_queue_global_add(P.offsets, t[j], t[j] != 0u);
         if (t[j] != 0u)
-          WS_PTR(uint32_t, P.slots)[pos] = s[j];
+          WS_PTR(uint32_t, P.slots)[pos] = uint(ws_queue_item_index(tile, 0u, j));
       }
     }
-    s = sn;
     t = tn;
   }
 }

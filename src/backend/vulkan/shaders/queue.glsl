@@ -73,10 +73,15 @@ bool ws_queue_tile_live(uint64_t tile, uint first, uint end) {
 }
 
 /* Item j of tile `tile`: its index (first + the tile's base + j * B + l),
- * and whether it is below `end`. */
+ * and (_at) whether it is below `end`. A shader that holds a tile's items
+ * across work recomputes the index from the tile instead of keeping it:
+ * an array of indices is WS_QUEUE_ITEMS registers per tile held. */
+uint64_t ws_queue_item_index(uint64_t tile, uint first, uint j) {
+  return uint64_t(first) + tile * uint64_t(gl_WorkGroupSize.x * WS_QUEUE_ITEMS) +
+         uint64_t(j * gl_WorkGroupSize.x + gl_LocalInvocationID.x);
+}
 bool ws_queue_item_at(uint64_t tile, uint first, uint end, uint j, out uint index) {
-  const uint64_t i = uint64_t(first) + tile * uint64_t(gl_WorkGroupSize.x * WS_QUEUE_ITEMS) +
-                     uint64_t(j * gl_WorkGroupSize.x + gl_LocalInvocationID.x);
+  const uint64_t i = ws_queue_item_index(tile, first, j);
   index = uint(i);
   return i < uint64_t(end);
 }
