@@ -617,21 +617,49 @@ static bool verify_op(qctx *c, int op) {
 
 /* ------------------------------------------------------------ main */
 
+/* --ops: a comma-separated list of op_keys, stored as a bit mask. */
+static bool parse_ops(const char *value, void *dst) {
+  uint32_t mask = 0;
+  const char *p = value;
+  while (*p) {
+    const size_t n = strcspn(p, ",");
+    int op = 0;
+    while (op < OP_N && !(strlen(op_keys[op]) == n && strncmp(p, op_keys[op], n) == 0))
+      ++op;
+    if (op == OP_N)
+      return false;
+    mask |= 1u << op;
+    p += n;
+    if (*p == ',')
+      ++p;
+  }
+  if (!mask)
+    return false;
+  *(uint32_t *)dst = mask;
+  return true;
+}
+
 int main(int argc, char **argv) {
   bench_u32_list sizes = {0, {0}};
   uint32_t copy_log2 = 0;
+  uint32_t timed = (1u << OP_N) - 1u; /* the operations timed (every one is verified) */
   const bench_extra_opt extra[] = {
       {"log2", "A,B,..", "slot counts as powers of two (default 16,20,24; smoke 10,14)",
        bench_parse_u32_list, &sizes},
       {"copy-log2", "N", "copy baseline: 2^N 16-byte elements (default 26; quick 22)",
        bench_parse_u32, &copy_log2},
+      {"ops", "A,B,..",
+       "time only these operations (count, gather, gather_all, materialize, publish, compact; "
+       "default all); the others are still verified. For profilers: the run's kernels are "
+       "then the copy's and these",
+       parse_ops, &timed},
   };
   bench_opts o;
   bench_parse_args(argc, argv, &o,
                    "Queue operations (count, gather, gather_all, publish, compaction) over\n"
                    "2^16..2^24 slots, as a fraction of the device-to-device copy bandwidth\n"
                    "measured in the same run.",
-                   extra, 2);
+                   extra, 3);
   timing tm;
   switch (o.size) {
   case BENCH_SMOKE:
@@ -748,6 +776,8 @@ int main(int argc, char **argv) {
       if (!verify_op(&c, op))
         return BENCH_EXIT_FAIL;
       r->bytes[op] = op_bytes(&c, op);
+      if (!(timed & (1u << op)))
+        continue;
       op_user u = {&c, op};
       if (op == OP_GATHER_ALL)
         BENCH_TRY(dev, ws_buffer_write(c.counts, 0, c.hist, sizeof c.hist));
@@ -785,6 +815,11 @@ int main(int argc, char **argv) {
     printf("  %-18s %-9s %12s %11s %10s %9s %8s %6s\n", "operation", "bytes", "MB", "time us",
            "GB/s", "of copy", "batch", "reps");
     for (int op = 0; op < OP_N; ++op) {
+      if (!(timed & (1u << op))) {
+        printf("  %-18s %-9s %12.3f   (not timed: --ops)\n", op_names[op], op_bytes_formula[op],
+               r->bytes[op] * 1e-6);
+        continue;
+      }
       const double t = r->t[op].median_s;
       const double bw = t > 0 ? (double)r->bytes[op] / t : NAN;
       printf("  %-18s %-9s %12.3f %11.2f %10.1f %8.1f%% %8u %6d\n", op_names[op],
@@ -829,6 +864,8 @@ int main(int argc, char **argv) {
     bench_json_u64(&j, "movers", r->movers);
     bench_json_arr(&j, "ops");
     for (int op = 0; op < OP_N; ++op) {
+      if (!(timed & (1u << op)))
+        continue;
       const double t = r->t[op].median_s;
       const double bw = (double)r->bytes[op] / t;
       bench_json_obj(&j, NULL);
@@ -855,6 +892,8 @@ int main(int argc, char **argv) {
   /* summary: the largest size */
   const row *big = &rows[sizes.n - 1];
   for (int op = 0; op < OP_N; ++op) {
+    if (!(timed & (1u << op)))
+      continue;
     const double frac = (double)big->bytes[op] / big->t[op].median_s / copy_bw;
     char what[96], v[32], goal[48], note[64];
     snprintf(what, sizeof what, "queue %s @2^%u: bandwidth / copy", op_keys[op], big->log2);
