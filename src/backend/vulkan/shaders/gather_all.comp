@@ -63,8 +63,8 @@ void main() {
     if (in_shared) {
       const uint other = WS_QUEUE_SHARED_TOKENS - hist;
       uint local[WS_QUEUE_ITEMS];
-      if (P.queue_count < WS_QUEUE_REG_TOKENS) {
-        ws_queue_hist_rank_items(hist, t, P.queue_count, local);
+      if (P.queue_count < WS_QUEUE_REG_TOKENS && ws_queue_rank_fits()) {
+        ws_queue_hist_rank_match(hist, t, local);
       } else {
         [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
           local[j] = ws_queue_hist_add_at(hist, t[j], t[j] != 0u);

@@ -169,37 +169,43 @@ void ws_queue_hist_add_counts(uint cnt[WS_QUEUE_REG_TOKENS], uint K) {
   }
 }
 
-/* Ranks for tokens 1..K, K < WS_QUEUE_REG_TOKENS, in the histogram at
- * `hist` (0 or WS_QUEUE_SHARED_TOKENS), without a loop per
- * distinct token: one ballot per token per item gives each item its place
- * among its subgroup's items of that token, the subgroup reserves each
- * token's run in ws_queue_hist with one shared atomic, and rank[j] is the
- * run's start plus that place (t[j] == 0: no rank). Uniform control flow. */
-void ws_queue_hist_rank_items(uint hist, uint t[WS_QUEUE_ITEMS], uint K,
-                              out uint rank[WS_QUEUE_ITEMS]) {
-  uint run[WS_QUEUE_REG_TOKENS];
-  [[unroll]] for (uint k = 0u; k < WS_QUEUE_REG_TOKENS; ++k)
-    run[k] = 0u;
+/* Ranks for tokens 1..K, K < WS_QUEUE_REG_TOKENS (three bits), in the
+ * histogram at `hist` (0 or WS_QUEUE_SHARED_TOKENS), the way the CUDA
+ * sorted gather ranks them: per item, three ballots of the token's bits give
+ * each invocation its peers (the invocations of its subgroup holding the
+ * same token: CUB's MatchAny), the lowest peer adds their number to the
+ * token's entry with one shared atomic and leaves the entry's old value in
+ * ws_queue_rank_base for the others, and the rank is that base plus the
+ * peers below. One ballot per token per item (the form before session 15)
+ * cost K ballots, K conditional counts and a K-way select per item where
+ * this costs three ballots. t[j] == 0: no rank. Uniform control flow; for
+ * gl_NumSubgroups <= WS_QUEUE_RANK_SUBGROUPS only (ws_queue_rank_fits). */
+const uint WS_QUEUE_RANK_SUBGROUPS = 32u;
+shared uint ws_queue_rank_base[WS_QUEUE_ITEMS * WS_QUEUE_RANK_SUBGROUPS * WS_QUEUE_REG_TOKENS];
+bool ws_queue_rank_fits() { return gl_NumSubgroups <= WS_QUEUE_RANK_SUBGROUPS; }
+void ws_queue_hist_rank_match(uint hist, uint t[WS_QUEUE_ITEMS], out uint rank[WS_QUEUE_ITEMS]) {
+  const uvec4 lanes = subgroupBallot(true);
   [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j) {
-    rank[j] = 0u;
-    [[unroll]] for (uint k = 1u; k < WS_QUEUE_REG_TOKENS; ++k) {
-      if (k <= K) { /* uniform */
-        const uvec4 b = subgroupBallot(t[j] == k);
-        if (t[j] == k)
-          rank[j] = run[k] + subgroupBallotExclusiveBitCount(b);
-        run[k] += subgroupBallotBitCount(b);
-      }
+    uvec4 peers = lanes;
+    [[unroll]] for (uint b = 0u; b < 3u; ++b) {
+      const bool bit = ((t[j] >> b) & 1u) != 0u;
+      const uvec4 v = subgroupBallot(bit);
+      peers &= bit ? v : ~v;
     }
+    rank[j] = subgroupBallotExclusiveBitCount(peers);
+    if (t[j] != 0u && rank[j] == 0u)
+      ws_queue_rank_base[(j * WS_QUEUE_RANK_SUBGROUPS + gl_SubgroupID) * WS_QUEUE_REG_TOKENS +
+                         t[j]] = atomicAdd(ws_queue_hist[hist + t[j]], subgroupBallotBitCount(peers));
   }
-  [[unroll]] for (uint k = 1u; k < WS_QUEUE_REG_TOKENS; ++k) {
-    uint base = 0u;
-    if (run[k] != 0u && subgroupElect()) /* run[k] is the same in the whole subgroup */
-      base = atomicAdd(ws_queue_hist[hist + k], run[k]);
-    base = subgroupBroadcastFirst(base);
-    [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
-      if (t[j] == k)
-        rank[j] += base;
-  }
+  /* the leaders' bases, written above, for their peers in this subgroup;
+   * the workgroup barrier after the ranks orders these reads before the
+   * next tile's writes */
+  subgroupBarrier();
+  [[unroll]] for (uint j = 0u; j < WS_QUEUE_ITEMS; ++j)
+    if (t[j] != 0u)
+      rank[j] += ws_queue_rank_base[(j * WS_QUEUE_RANK_SUBGROUPS + gl_SubgroupID) *
+                                        WS_QUEUE_REG_TOKENS +
+                                    t[j]];
 }
 
 /* Adds entries 0..K to the uint32_t array at `counts`; call after a barrier
