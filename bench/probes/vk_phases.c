@@ -18,7 +18,8 @@
  * race on purpose: only the time matters, not the counts.
  */
 #define _POSIX_C_SOURCE 199309L
-#include <vulkan/vulkan.h>
+#define PROBE_NAME "vk_phases"
+#include "vk_probe.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +30,6 @@
 #define WORK_WORDS (1u << 20) /* dispatchN's n */
 #define IND0 (1024u * 4u)     /* byte offset of the zero-group indirect command */
 #define IND1 (1028u * 4u)     /* byte offset of the one-group indirect command */
-
-#define VK(call) vk_check((call), #call)
-
-static void vk_check(VkResult r, const char *what) {
-  if (r != VK_SUCCESS) {
-    printf("vk_phases: %s failed: VkResult %d\n", what, (int)r);
-    fflush(stdout);
-    exit(1);
-  }
-}
 
 static VkDevice dev;
 static VkQueue queue;

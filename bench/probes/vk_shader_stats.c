@@ -17,21 +17,12 @@
  * discrete GPU, else 0). One line per shader: its name, then each statistic
  * as name=value.
  */
-#include <vulkan/vulkan.h>
+#define PROBE_NAME "vk_shader_stats"
+#include "vk_probe.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define VK(call) vk_check((call), #call)
-
-static void vk_check(VkResult r, const char *what) {
-  if (r != VK_SUCCESS) {
-    printf("vk_shader_stats: %s failed: VkResult %d\n", what, (int)r);
-    fflush(stdout);
-    exit(1);
-  }
-}
 
 static uint32_t *read_file(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
