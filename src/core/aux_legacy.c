@@ -33,10 +33,19 @@ static ws_status l_host_count(void *user, uint32_t *count) {
   return l->client.host_count(l->client.user, count);
 }
 
+/* The adapted work consumes through the callback the client has, under its
+ * name: a client with dispatch() gets dispatch, one with only
+ * dispatch_stage() gets dispatch_stage (always its stage 0), so that an
+ * error names the call the client wrote (ws_aux_dispatch_stage names the
+ * adapted work's callback). */
 static ws_status l_dispatch(void *user) {
   const legacy *l = user;
-  if (l->client.dispatch)
-    return l->client.dispatch(l->client.user);
+  return l->client.dispatch(l->client.user);
+}
+
+static ws_status l_dispatch_stage0(void *user, uint32_t stage) {
+  const legacy *l = user;
+  (void)stage; /* the adapted work has one stage */
   return l->client.dispatch_stage(l->client.user, 0);
 }
 
@@ -54,7 +63,10 @@ ws_status ws_aux_legacy_adapt(const ws_aux_work *client, ws_aux_work *adapted, v
   a.reset = l_reset;
   a.enqueue_count_readback = l_enqueue;
   a.host_count = l_host_count;
-  a.dispatch = l_dispatch;
+  if (client->dispatch)
+    a.dispatch = l_dispatch;
+  else
+    a.dispatch_stage = l_dispatch_stage0;
   /* every optional call at its single-stage default */
   *adapted = a;
   *state = l;

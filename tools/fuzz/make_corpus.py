@@ -209,6 +209,12 @@ for call, nth in (("reset", 1), ("enqueue_count_readback", 1), ("enqueue_count_r
                                               mb=("fail", 0, call, nth))
 seeds["mb_fail_w1_host_count"] = case(120, 4, 4, maxlen=8, nxt=K4, works=TWO,
                                       mb=("fail", 1, "host_count", 4))
+# the single-stage protocol over a client with only dispatch_stage: the
+# error names dispatch_stage(), the call the client wrote (found by fuzzing)
+seeds["mb_fail_legacy_dispatch_stage"] = case(
+    90, 8, 3, maxlen=4, legacy=True, nxt=SPEC6_NEXT,
+    works=[{"C": 24, "amax": 2, "producers": {1: (3, 0), 2: (1, 0), 3: (3, 0)},
+            "stages": [(1, 1)]}], mb=("fail", 0, "dispatch_stage", 3))
 # issue 18: append-allocated pools (available slots C - extent < C - L while
 # releases leave holes; reclaim when empty, compaction from extent 32 on)
 APPEND6 = dict(SPEC6_WORK, append=True)
