@@ -639,6 +639,8 @@ static bool parse_ops(const char *value, void *dst) {
   return true;
 }
 
+static bool op_timed(uint32_t mask, int op) { return (mask & (1u << op)) != 0; }
+
 int main(int argc, char **argv) {
   bench_u32_list sizes = {0, {0}};
   uint32_t copy_log2 = 0;
@@ -776,7 +778,7 @@ int main(int argc, char **argv) {
       if (!verify_op(&c, op))
         return BENCH_EXIT_FAIL;
       r->bytes[op] = op_bytes(&c, op);
-      if (!(timed & (1u << op)))
+      if (!op_timed(timed, op))
         continue;
       op_user u = {&c, op};
       if (op == OP_GATHER_ALL)
@@ -815,7 +817,7 @@ int main(int argc, char **argv) {
     printf("  %-18s %-9s %12s %11s %10s %9s %8s %6s\n", "operation", "bytes", "MB", "time us",
            "GB/s", "of copy", "batch", "reps");
     for (int op = 0; op < OP_N; ++op) {
-      if (!(timed & (1u << op))) {
+      if (!op_timed(timed, op)) {
         printf("  %-18s %-9s %12.3f   (not timed: --ops)\n", op_names[op], op_bytes_formula[op],
                r->bytes[op] * 1e-6);
         continue;
@@ -864,7 +866,7 @@ int main(int argc, char **argv) {
     bench_json_u64(&j, "movers", r->movers);
     bench_json_arr(&j, "ops");
     for (int op = 0; op < OP_N; ++op) {
-      if (!(timed & (1u << op)))
+      if (!op_timed(timed, op))
         continue;
       const double t = r->t[op].median_s;
       const double bw = (double)r->bytes[op] / t;
@@ -892,7 +894,7 @@ int main(int argc, char **argv) {
   /* summary: the largest size */
   const row *big = &rows[sizes.n - 1];
   for (int op = 0; op < OP_N; ++op) {
-    if (!(timed & (1u << op)))
+    if (!op_timed(timed, op))
       continue;
     const double frac = (double)big->bytes[op] / big->t[op].median_s / copy_bw;
     char what[96], v[32], goal[48], note[64];

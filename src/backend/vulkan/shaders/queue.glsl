@@ -218,35 +218,14 @@ void ws_queue_hist_flush(uint K, uint64_t counts) {
   }
 }
 
-/* Workgroup-aggregated append: every invocation with `take` gets a distinct
- * position in the uint32_t list whose length is the word at `counter`; one
- * shared atomic per subgroup (ballot ranks inside it) and one global atomic
- * per workgroup. All invocations of the workgroup must call it, in uniform
+/* Workgroup-aggregated append of WS_QUEUE_ITEMS items per invocation:
+ * every item with take[j] gets a distinct position pos[j] in the uint32_t
+ * list whose length is the word at `counter`. Per item a ballot ranks it in
+ * its subgroup; one shared atomic per subgroup and one global atomic per
+ * workgroup. All invocations of the workgroup must call it, in uniform
  * control flow (it contains barriers). */
 shared uint ws_queue_wg_count;
 shared uint ws_queue_wg_base;
-uint ws_queue_append(bool take, uint64_t counter) {
-  if (gl_LocalInvocationID.x == 0u)
-    ws_queue_wg_count = 0u;
-  barrier();
-  const uvec4 ballot = subgroupBallot(take);
-  const uint taken = subgroupBallotBitCount(ballot);
-  uint sub = 0u;
-  if (subgroupElect() && taken != 0u)
-    sub = atomicAdd(ws_queue_wg_count, taken);
-  const uint local = subgroupBroadcastFirst(sub) + subgroupBallotExclusiveBitCount(ballot);
-  barrier();
-  if (gl_LocalInvocationID.x == 0u && ws_queue_wg_count != 0u)
-    ws_queue_wg_base = atomicAdd(WS_REF(uint32_t)(counter).v, ws_queue_wg_count);
-  barrier();
-  return ws_queue_wg_base + local;
-}
-
-/* ws_queue_append for WS_QUEUE_ITEMS items per invocation: every item with
- * take[j] gets a distinct position pos[j] in the list whose length is the
- * word at `counter`. Per item a ballot ranks it in its subgroup; one shared
- * atomic per subgroup and one global atomic per workgroup. Same calling
- * rules as ws_queue_append. */
 void ws_queue_append_items(bool take[WS_QUEUE_ITEMS], uint64_t counter,
                            out uint pos[WS_QUEUE_ITEMS]) {
   if (gl_LocalInvocationID.x == 0u)
