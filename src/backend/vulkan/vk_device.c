@@ -148,8 +148,11 @@ ws_status ws_vk_env_choice(ws_device *dev, const char *where, const char *name,
   if (n == 2)
     return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s%s='%s' is neither %s nor %s", where, name, v,
                        values[0], values[1]);
-  return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s%s='%s' is none of %s, %s, %s", where, name, v,
-                     values[0], values[1], values[2]);
+  char list[256] = "";
+  size_t at = 0;
+  for (unsigned i = 0; i < n && at < sizeof list; ++i)
+    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", values[i]);
+  return ws_dev_fail(dev, WS_EINVAL, "vulkan: %s%s='%s' is none of %s", where, name, v, list);
 }
 
 ws_status ws_vk_env_switch(ws_device *dev, const char *where, const char *name, const char *off,

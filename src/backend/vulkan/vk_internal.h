@@ -425,10 +425,10 @@ ws_status ws_vk_loop_run(ws_device *dev, void *loop, uint32_t round);
 bool ws_vk_loop_pipelined(ws_device *dev, void *loop);
 void ws_vk_loop_destroy(ws_device *dev, void *loop);
 
-/* A knob in the environment with the n (2 or 3) values `values`: *out =
- * the index of the variable's value, `unset` when it is unset or empty; any
+/* A knob in the environment with the n >= 2 values `values`: *out = the
+ * index of the variable's value, `unset` when it is unset or empty; any
  * other value fails with WS_EINVAL and "vulkan: <where>NAME='value' is
- * neither A nor B" (n = 2) or "... is none of A, B, C" (n = 3). */
+ * neither A nor B" (n = 2) or "... is none of A, B, C, ..." (n > 2). */
 ws_status ws_vk_env_choice(ws_device *dev, const char *where, const char *name,
                            const char *const *values, unsigned n, unsigned unset, unsigned *out);
 /* ws_vk_env_choice over {off, on}: *out = false for `off`, true for `on`. */
