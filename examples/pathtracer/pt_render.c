@@ -51,7 +51,7 @@ pt_options pt_options_default(void) {
 }
 
 int pt_default_accounting(ws_backend_kind backend) {
-  return backend == WS_BACKEND_CUDA ? 2 : 1;
+  return backend == WS_BACKEND_CPU ? 1 : 2;
 }
 
 uint32_t pt_default_layout(ws_backend_kind backend) {

@@ -103,12 +103,13 @@ int pt_options_check(const pt_options *o, char *err, size_t err_cap);
  * 279.6 at 4 Mi and 8 spp (docs/decisions.md); Vulkan keeps the former
  * defaults until they are measured there. */
 uint32_t pt_default_pool(ws_backend_kind backend);
-/* Accounting when accounting = -1: fused on CUDA, whose fused count updates
- * are combined per warp (on the H200 fused renders at least as fast, with
- * half of incremental's queue-kernel time: docs/pathtracer.md); incremental
- * elsewhere: the CPU's and the GLSL kernels' fused updates are one atomic per
- * frame, which on the CPU costs more than the publish pass it saves
- * (docs/benchmarks.md) and on Vulkan was not measured. */
+/* Accounting when accounting = -1: fused on CUDA and Vulkan, whose fused
+ * count updates are combined per warp or subgroup (on the H200 with CUDA
+ * fused renders at least as fast, with half of incremental's queue-kernel
+ * time: docs/pathtracer.md; on the H100 with Vulkan fused rendered Cornell
+ * 4-8 % and engine+bunny 1-2 % faster: docs/decisions.md); incremental on
+ * the CPU, whose fused updates are one atomic per frame and cost more than
+ * the publish pass they save (docs/benchmarks.md). */
 int pt_default_accounting(ws_backend_kind backend);
 /* "Use the default" for layout and tail_frames. */
 #define PT_DEFAULT 0xffffffffu

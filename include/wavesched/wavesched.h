@@ -357,8 +357,8 @@ typedef enum ws_accounting {
   WS_ACCOUNTING_MATERIALIZED = 0, /**< count the tokens and sort the slots every iteration */
   WS_ACCOUNTING_INCREMENTAL = 1,  /**< device counts kept by publish kernels (greedy only) */
   WS_ACCOUNTING_FUSED = 2,        /**< count updates inside the kernels (greedy only) */
-  WS_ACCOUNTING_AUTO = 3          /**< the default: fused on CUDA, incremental on the CPU
-                                     and Vulkan, materialized under the all-queues policy;
+  WS_ACCOUNTING_AUTO = 3          /**< the default: fused on CUDA and Vulkan, incremental
+                                     on the CPU, materialized under the all-queues policy;
                                      chosen when the scheduler is created */
 } ws_accounting;
 
@@ -422,8 +422,8 @@ typedef struct ws_scheduler_config {
 #define WS_ITERATION_UNLIMITED UINT64_MAX
 
 /** Defaults: wavefront, R = 4096, layout and accounting chosen per backend
- * (WS_LAYOUT_AUTO, WS_ACCOUNTING_AUTO: SoA and fused on CUDA, SoA and
- * incremental on Vulkan, AoS and incremental on the CPU; docs/loop.md),
+ * (WS_LAYOUT_AUTO, WS_ACCOUNTING_AUTO: SoA and fused on CUDA and Vulkan,
+ * AoS and incremental on the CPU; docs/loop.md),
  * greedy, compaction on, the loop chosen per dispatch (WS_LOOP_AUTO). */
 ws_scheduler_config ws_scheduler_config_default(void);
 

@@ -318,16 +318,16 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
     cfg.loop = WS_LOOP_DEVICE;
   /* the defaults measured per backend (docs/decisions.md, "The library's
    * defaults per backend"): SoA coalesces a warp's frame accesses on GPUs,
-   * and CUDA's fused accounting (warp-aggregated counts, scan mode, the
-   * persistent device loop) beats its publish kernels; on the CPU a frame's
-   * fields share cache lines and fused accounting is the slower mode */
+   * and on both GPU backends fused accounting (warp-aggregated counts, scan
+   * mode, no publish launches) beats the publish kernels; on the CPU a
+   * frame's fields share cache lines and fused accounting is the slower mode */
   const ws_backend_kind bk = ws_device_backend(dev);
   if (cfg.layout == WS_LAYOUT_AUTO)
     cfg.layout = bk == WS_BACKEND_CPU ? WS_LAYOUT_AOS : WS_LAYOUT_SOA;
   if (cfg.accounting == WS_ACCOUNTING_AUTO)
     cfg.accounting = !cfg.largest_first      ? WS_ACCOUNTING_MATERIALIZED
-                     : bk == WS_BACKEND_CUDA ? WS_ACCOUNTING_FUSED
-                                             : WS_ACCOUNTING_INCREMENTAL;
+                     : bk == WS_BACKEND_CPU ? WS_ACCOUNTING_INCREMENTAL
+                                            : WS_ACCOUNTING_FUSED;
   ws_scheduler *s = ws_calloc(1, sizeof *s);
   if (!s)
     return WS_ENOMEM;

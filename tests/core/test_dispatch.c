@@ -335,7 +335,7 @@ static void test_block_sizes(void **state) {
  * kept; and a default scheduler runs t_basic exactly. */
 static void test_defaults(void **state) {
   (void)state;
-  const bool cpu = wt_backend == WS_BACKEND_CPU, cuda = wt_backend == WS_BACKEND_CUDA;
+  const bool cpu = wt_backend == WS_BACKEND_CPU;
   ws_scheduler_config cfg = ws_scheduler_config_default();
   WT_CHECK(cfg.layout == WS_LAYOUT_AUTO && cfg.accounting == WS_ACCOUNTING_AUTO,
            "ws_scheduler_config_default: layout %u, accounting %d", cfg.layout,
@@ -345,7 +345,7 @@ static void test_defaults(void **state) {
   ws_scheduler_config got;
   WT_CHECK(ws_scheduler_get_config(s, &got) == WS_OK, "ws_scheduler_get_config");
   const uint32_t want_layout = cpu ? WS_LAYOUT_AOS : WS_LAYOUT_SOA;
-  const ws_accounting want_acc = cuda ? WS_ACCOUNTING_FUSED : WS_ACCOUNTING_INCREMENTAL;
+  const ws_accounting want_acc = cpu ? WS_ACCOUNTING_INCREMENTAL : WS_ACCOUNTING_FUSED;
   WT_CHECK(got.layout == want_layout && got.accounting == want_acc,
            "defaults on %s: layout %u, accounting %d; expected %u, %d",
            ws_backend_name(wt_backend), got.layout, (int)got.accounting, want_layout,
