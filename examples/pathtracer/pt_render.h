@@ -107,7 +107,7 @@ uint32_t pt_default_pool(ws_backend_kind backend);
  * count updates are combined per warp or subgroup (on the H200 with CUDA
  * fused renders at least as fast, with half of incremental's queue-kernel
  * time: docs/pathtracer.md; on the H100 with Vulkan fused rendered Cornell
- * 4-8 % and engine+bunny 1-2 % faster: docs/decisions.md); incremental on
+ * 6-8 % faster and engine+bunny 1-2 % slower: docs/decisions.md); incremental on
  * the CPU, whose fused updates are one atomic per frame and cost more than
  * the publish pass they save (docs/benchmarks.md). */
 int pt_default_accounting(ws_backend_kind backend);

@@ -319,8 +319,10 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   /* the defaults measured per backend (docs/decisions.md, "The library's
    * defaults per backend"): SoA coalesces a warp's frame accesses on GPUs,
    * and on both GPU backends fused accounting (warp-aggregated counts, scan
-   * mode, no publish launches) beats the publish kernels; on the CPU a
-   * frame's fields share cache lines and fused accounting is the slower mode */
+   * mode, no publish launches) beats the publish kernels wherever the loop's
+   * own cost shows and loses at most 2 % where the continuations' work
+   * dominates; on the CPU a frame's fields share cache lines and fused
+   * accounting is the slower mode */
   const ws_backend_kind bk = ws_device_backend(dev);
   if (cfg.layout == WS_LAYOUT_AUTO)
     cfg.layout = bk == WS_BACKEND_CPU ? WS_LAYOUT_AOS : WS_LAYOUT_SOA;
