@@ -343,7 +343,8 @@ int ws_atomic_add_i32_agg(uint64_t addr, int v) { return int(ws_atomic_add_u32_a
  * active invocation's next (queue.glsl's ws_queue_global_add loop) and adds
  * their number once. Only totals matter and no old value is returned: the
  * loop's ranked form is what lavapipe got wrong (above), its totals never
- * were (session 9; not measured on a GPU). Unlike ws_atomic_add_u32_agg it
+ * were (session 9; measured on an H100 in session 17, where it made fused
+ * accounting Vulkan's default: docs/decisions.md). Unlike ws_atomic_add_u32_agg it
  * may loop: the step calls it once per frame, outside any loop of the
  * user's code, so it cannot drain lavapipe's loop budget (above). */
 void ws_fused_count_(uint64_t counts, uint src, uint next) {
