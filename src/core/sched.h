@@ -45,6 +45,7 @@ struct ws_scheduler {
   uint32_t block;
   bool stats_on;
   bool verify_on;
+  bool no_scan; /* WS_NO_SCAN: fused launches gather their frames (measurement) */
   bool closed;      /* registration closed by the first dispatch */
   bool dispatching; /* inside ws_scheduler_dispatch (re-entrancy guard) */
   ws_dloop *dloop;  /* the device loop, built by the first device dispatch */

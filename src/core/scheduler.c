@@ -347,6 +347,7 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   s->block = cfg.block_size ? cfg.block_size : 128u;
   s->stats_on = cfg.statistics || env_flag("WS_STATS");
   s->verify_on = cfg.verify_queues || env_flag("WS_VERIFY_QUEUES");
+  s->no_scan = env_flag("WS_NO_SCAN");
 
   ws_kernel k;
   st = ws_kernel_find(dev, co->modules, co->name, &k);
