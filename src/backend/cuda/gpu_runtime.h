@@ -2,8 +2,8 @@
 /* wavesched — the thin CUDA/HIP mapping header of the CUDA backend.
  *
  * The backend is written against the CUDA runtime API. Compiled by hipcc
- * (__HIPCC__), every cudaXxx name it uses is mapped to its hipXxx twin here,
- * and nothing else changes; scripts/hip-check compiles the backend that way
+ * (__HIPCC__), every cuda* name it uses (cudaMalloc, ...) is mapped to its
+ * hip* twin here, and nothing else changes; scripts/hip-check compiles the backend that way
  * for gfx90a in CI (docs/cuda.md: compiled, never run — the project has no
  * AMD GPU).
  *
