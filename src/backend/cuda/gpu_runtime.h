@@ -3,9 +3,9 @@
  *
  * The backend is written against the CUDA runtime API. Compiled by hipcc
  * (__HIPCC__), every cuda* name it uses (cudaMalloc, ...) is mapped to its
- * hip* twin here, and nothing else changes; scripts/hip-check compiles the backend that way
- * for gfx90a in CI (docs/cuda.md: compiled, never run — the project has no
- * AMD GPU).
+ * hip* twin here, and nothing else changes; scripts/hip-check compiles the
+ * backend that way for gfx90a in CI (docs/cuda.md: compiled, never run — the
+ * project has no AMD GPU).
  *
  * CUB: CUDA ships CUB; HIP's port (hipCUB) is not packaged by Debian, so
  * WS_GPU_HAVE_CUB is 0 under HIP and the backend's own block-aggregated
