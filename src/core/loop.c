@@ -333,7 +333,7 @@ void ws_loop_init_state(ws_scheduler *s, ws_dstate *d, uint32_t N) {
    * partial admission), and verification keeps its gather to count. */
   if (s->cfg.accounting == WS_ACCOUNTING_FUSED && !s->verify_on && !s->cfg.partial_admission &&
       !s->no_scan && (s->entry->launch_dev || s->entry->spirv))
-    d->flags |= WS_DEC_SCAN;
+    d->flags |= WS_DEC_SCAN | s->scan_share << WS_DEC_SCAN_SHARE_SHIFT;
   d->high = s->cfg.compaction ? 0 : d->A;
   uint32_t *rb = (uint32_t *)ws_readback_data(s->rb);
   d->counts = (uint64_t)(uintptr_t)rb;

@@ -46,6 +46,9 @@ struct ws_scheduler {
   bool stats_on;
   bool verify_on;
   bool no_scan; /* WS_NO_SCAN: fused launches gather their frames (measurement) */
+  /* WS_SCAN_SHARE: the least share of the scanned range, in percent, that a
+   * queue needs to be resumed in scan mode (decide.h WS_DEC_SCAN_SHARE) */
+  uint32_t scan_share;
   bool closed;      /* registration closed by the first dispatch */
   bool dispatching; /* inside ws_scheduler_dispatch (re-entrancy guard) */
   ws_dloop *dloop;  /* the device loop, built by the first device dispatch */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* wavesched — scheduler creation, configuration checks and statistics. The
  * dispatch loop itself is in loop.c, auxiliary work in aux.c. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,21 @@ ws_status ws_sched_fail(ws_scheduler *s, ws_status status, const char *fmt, ...)
 static bool env_flag(const char *name) {
   const char *v = getenv(name);
   return v && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+/* An integer percent 0..100 from the environment (0 when unset or empty). */
+static ws_status env_percent(ws_scheduler *s, const char *name, uint32_t *out) {
+  const char *v = getenv(name);
+  *out = 0;
+  if (!v || v[0] == '\0')
+    return WS_OK;
+  char *end = NULL;
+  errno = 0;
+  const unsigned long p = strtoul(v, &end, 10);
+  if (errno != 0 || *end != '\0' || v[0] < '0' || v[0] > '9' || p > 100)
+    return ws_sched_fail(s, WS_EINVAL, "%s='%s': expected a whole percent from 0 to 100", name, v);
+  *out = (uint32_t)p;
+  return WS_OK;
 }
 
 ws_scheduler_config ws_scheduler_config_default(void) {
@@ -348,6 +364,8 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   s->stats_on = cfg.statistics || env_flag("WS_STATS");
   s->verify_on = cfg.verify_queues || env_flag("WS_VERIFY_QUEUES");
   s->no_scan = env_flag("WS_NO_SCAN");
+  if ((st = env_percent(s, "WS_SCAN_SHARE", &s->scan_share)) != WS_OK)
+    goto fail;
 
   ws_kernel k;
   st = ws_kernel_find(dev, co->modules, co->name, &k);

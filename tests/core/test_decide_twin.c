@@ -92,6 +92,8 @@ static void make_case(image *m, size_t so) {
              (chance(30) ? WS_DEC_PARTIAL : 0u) | (chance(30) ? WS_DEC_MATERIALIZED : 0u) |
              (chance(30) ? WS_DEC_PUBLISH : 0u) | (chance(25) ? WS_DEC_VERIFY : 0u) |
              (chance(25) ? WS_DEC_ALIGN : 0u) | (chance(25) ? WS_DEC_SCAN : 0u);
+  if ((d->flags & WS_DEC_SCAN) && chance(50)) /* a scan share, 0..100 % */
+    d->flags |= below(101) << WS_DEC_SCAN_SHARE_SHIFT;
   const uint32_t W = (d->flags & WS_DEC_GREEDY) && chance(60) ? 1u + below(3) : 0u;
   d->aux_count = W;
   d->iteration_limit = chance(30) ? 0u : 1u + below(50);
@@ -229,7 +231,28 @@ static void make_case(image *m, size_t so) {
 /* What the host's results covered. */
 typedef struct coverage {
   uint32_t action[6], done, kinds[20], compactions;
+  uint32_t share_scans, share_gathers; /* whole-queue resumes under a scan share */
+  uint32_t share_wrong;                /* ... that broke the share rule */
 } coverage;
+
+/* The scan-share rule (decide.h WS_DEC_SCAN_SHARE): a resume of a whole
+ * queue in scan mode scans iff the queue holds at least the share of the
+ * scanned range [0, high); otherwise it gathers. */
+static void tally_share(coverage *c, const unsigned char *img, const ws_dstate *d) {
+  const uint32_t share = WS_DEC_SCAN_SHARE(d->flags);
+  if (d->status != WS_DEC_RUNNING || d->plan.action != WS_ACT_RESUME ||
+      !(d->flags & WS_DEC_SCAN) || (d->flags & WS_DEC_MATERIALIZED) || share == 0)
+    return;
+  const uint32_t *h = (const uint32_t *)(const void *)(img + d->counts);
+  const uint32_t m = d->plan.count;
+  if (m != h[d->plan.queue])
+    return;
+  const bool dense = (uint64_t)m * 100u >= (uint64_t)share * d->high;
+  const bool scans = d->plan.use_slots == 2u && !d->plan.gather;
+  c->share_scans += scans;
+  c->share_gathers += !scans;
+  c->share_wrong += scans != dense || (!scans && !(d->plan.gather && d->plan.gather_scan == d->high));
+}
 
 static void tally(coverage *c, const unsigned char *img) {
   for (uint32_t i = 0; i < CASES; ++i) {
@@ -243,6 +266,7 @@ static void tally(coverage *c, const unsigned char *img) {
       c->done += 1;
     else if (d->plan.action < 6)
       c->action[d->plan.action] += 1;
+    tally_share(c, img, d);
   }
 }
 
@@ -331,6 +355,11 @@ static void test_twin(void **state) {
          4 * CASES, cov.action[1], cov.action[2], cov.action[3], cov.action[4], cov.action[5],
          cov.done, kinds, cov.compactions);
   WT_CHECK(kinds >= 15, "the random states reached only %u of the 19 error kinds", kinds);
+  printf("decide twin: whole-queue resumes under a scan share: %u scanned, %u gathered\n",
+         cov.share_scans, cov.share_gathers);
+  WT_CHECK(cov.share_scans > 0 && cov.share_gathers > 0 && cov.share_wrong == 0,
+           "scan share: %u scanned, %u gathered, %u against the rule (want both kinds, none against)",
+           cov.share_scans, cov.share_gathers, cov.share_wrong);
   WT_CHECK(cov.kinds[WS_DERR_EXTENT] > 0 && cov.compactions > 0,
            "the random states reached no append-storage error (%u) or compaction (%u)",
            cov.kinds[WS_DERR_EXTENT], cov.compactions);

@@ -660,6 +660,37 @@ static void test_knobs(void **state) {
   }
 }
 
+/* WS_SCAN_SHARE (docs/loop.md): read when a scheduler is created; anything
+ * but a whole percent 0..100 refuses the scheduler with a message naming
+ * the variable and the value. */
+static void test_scan_share_env(void **state) {
+  (void)state;
+  static const char *const bad[] = {"101", "x", "-1", "50%", " 5", "4294967346"};
+  const char *was = getenv("WS_SCAN_SHARE"); /* the ctest variants set it */
+  char saved[64] = {0};
+  if (was)
+    snprintf(saved, sizeof saved, "%s", was);
+  const ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), WS_LOOP_DEVICE);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    setenv("WS_SCAN_SHARE", bad[i], 1);
+    char text[512];
+    const ws_status st = wt_scheduler_try(&t_basic_coroutine, &cfg, text, sizeof text);
+    char want[64];
+    snprintf(want, sizeof want, "WS_SCAN_SHARE='%s'", bad[i]);
+    WT_CHECK(st == WS_EINVAL && strstr(text, want),
+             "%s: ws_scheduler_create returned %s (%s), expected WS_EINVAL naming it", want,
+             ws_status_name(st), text);
+  }
+  setenv("WS_SCAN_SHARE", "100", 1);
+  const ws_status ok = wt_scheduler_try(&t_basic_coroutine, &cfg, NULL, 0);
+  if (was)
+    setenv("WS_SCAN_SHARE", saved, 1);
+  else
+    unsetenv("WS_SCAN_SHARE");
+  WT_CHECK(ok == WS_OK, "WS_SCAN_SHARE='100': ws_scheduler_create returned %s",
+           ws_status_name(ok));
+}
+
 /* timestamps (Vulkan, WS_VULKAN_LOOP_TIMESTAMPS=1, docs/vulkan.md): the
  * recording with its timestamps gives the same results and statistics as
  * the host loop, as it does without them, and destroying the scheduler logs the phase times of exactly the
@@ -728,6 +759,7 @@ int main(int argc, char **argv) {
   wt_add("refused", test_refused, NULL);
   wt_add("auto", test_auto, NULL);
   wt_add("knobs", test_knobs, NULL);
+  wt_add("scan_share_env", test_scan_share_env, NULL);
   wt_add("timestamps", test_timestamps, NULL);
   return wt_run("loop_differential");
 }

@@ -59,6 +59,14 @@
 #define WS_DEC_SCAN 128u       /* a resumed queue's launch selects its frames itself
                                   (WS_LAUNCH_SCAN): fused accounting, whole queues */
 #define WS_DEC_TAIL 256u       /* tail_frames != 0: device loops record the tail */
+/* Bits 24..31: under WS_DEC_SCAN, the least share of the scanned range, in
+ * percent (0 = any), that a resumed queue must hold to be scanned; a
+ * sparser queue is gathered, so device loops with a share record a resume's
+ * gather (WS_SCAN_SHARE, docs/loop.md). A scanned launch runs each
+ * workgroup's own slots: a sparse queue leaves most of a workgroup's lanes,
+ * and so most of the occupancy its registers claim, idle. */
+#define WS_DEC_SCAN_SHARE_SHIFT 24u
+#define WS_DEC_SCAN_SHARE(flags) ((flags) >> WS_DEC_SCAN_SHARE_SHIFT)
 
 enum ws_dec_status { WS_DEC_RUNNING = 0, WS_DEC_DONE = 1, WS_DEC_ERROR = 2 };
 
@@ -644,6 +652,9 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
   const uint32_t *h = ws_dec_u32(d->counts);
   uint64_t *ns = ws_dec_u64(d->node_stats);
   p->gather = 0;
+  /* a device loop with a scan share records a resume's gather, which then
+   * runs over [0, gather_scan) whether or not the plan gathers */
+  p->gather_scan = 0;
   p->use_slots = 0;
   p->compact = 0;
   switch (p->action) {
@@ -718,7 +729,8 @@ WS_DEC void ws_dec_commit(ws_dstate *d) {
       for (uint32_t t = 1; t < j; ++t)
         off += h[t];
       p->slot_offset = off;
-    } else if ((d->flags & WS_DEC_SCAN) && m == h[j]) {
+    } else if ((d->flags & WS_DEC_SCAN) && m == h[j] &&
+               (uint64_t)m * 100u >= (uint64_t)WS_DEC_SCAN_SHARE(d->flags) * d->high) {
       /* the launch finds the queue's frames in [0, high) itself */
       p->use_slots = 2;
       p->slot_base = d->high;

@@ -23,7 +23,7 @@
  *     [compaction]   pairs (or lists: holes, then movers)
  *     gather (with the pairs or the movers, under compaction: never both in
  *            one plan; none in scan mode, whose launches find their own
- *            frames)
+ *            frames, unless a scan share gathers sparse queues)
  *     the steps of continuations 0..K (or, WS_VULKAN_LOOP_STEPS=one under
  *            the greedy policy, one step running the plan's continuation)
  *            and the auxiliary stage kernels
@@ -403,7 +403,9 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
                                 q->layout,  q->frame_size,   q->field_count, 0,
                                 dyn};
   const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
-  const bool scan = (d->flags & WS_DEC_SCAN) != 0;
+  /* scan mode without a share gathers nothing: its launches find their
+   * frames; with a share a sparse queue's resume gathers (decide.h) */
+  const bool scan = (d->flags & WS_DEC_SCAN) != 0 && WS_DEC_SCAN_SHARE(d->flags) == 0;
   const bool publishes = (d->flags & WS_DEC_PUBLISH) != 0;
   /* the iteration's last barrier: the next one may begin with a fill */
   const unsigned last = d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY) ? BAR_TRANSFER : BAR_COMPUTE;

@@ -29,6 +29,7 @@ const uint WS_DEC_VERIFY = 32u;
 const uint WS_DEC_ALIGN = 64u;
 const uint WS_DEC_SCAN = 128u;
 const uint WS_DEC_TAIL = 256u;
+const uint WS_DEC_SCAN_SHARE_SHIFT = 24u;
 
 const uint WS_DEC_RUNNING = 0u;
 const uint WS_DEC_DONE = 1u;
@@ -544,6 +545,7 @@ void ws_dec_commit(inout ws_dstate d) {
   ws_dec_u32s h = ws_dec_u32s(d.counts);
   ws_dec_u64s ns = ws_dec_u64s(d.node_stats);
   d.plan.gather = 0u;
+  d.plan.gather_scan = 0u;
   d.plan.use_slots = 0u;
   d.plan.compact = 0u;
   switch (d.plan.action) {
@@ -612,7 +614,8 @@ void ws_dec_commit(inout ws_dstate d) {
       for (uint t = 1u; t < j; ++t)
         off += h.v[t];
       d.plan.slot_offset = off;
-    } else if ((d.flags & WS_DEC_SCAN) != 0u && m == h.v[j]) {
+    } else if ((d.flags & WS_DEC_SCAN) != 0u && m == h.v[j] &&
+               uint64_t(m) * 100ul >= uint64_t(d.flags >> WS_DEC_SCAN_SHARE_SHIFT) * d.high) {
       d.plan.use_slots = 2u;
       d.plan.slot_base = d.high;
       d.plan.slot_offset = 0u;

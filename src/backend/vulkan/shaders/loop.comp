@@ -21,7 +21,8 @@
  *   c = 1, 2       compaction: pairs over [0, scan) (c = 2 unused), or in
  *                  lists (vk_loop.c chose: compact_lists) holes over [0, n),
  *                  movers over [n, scan)
- *   c = 3          gather over [0, gather_scan) (never in scan mode)
+ *   c = 3          gather over [0, gather_scan) (in scan mode only with a
+ *                  scan share: a resume of a sparse queue)
  *   c = 4          publish over the launch's frames
  *   c = 5 + j      the step of continuation j (0 = the entry), strided; in
  *                  scan mode over the slots below its scan bound; with
@@ -180,12 +181,16 @@ void main() {
   ws_dstate d = ws_dstate_ref(P.state).v;
   ws_dec_observe_works(d);
   ws_dec_decide(d);
-  if ((d.flags & WS_DEC_SCAN) != 0u && d.status == WS_DEC_RUNNING && d.plan.gather != 0u) {
-    /* Scan mode records no gather (vk_loop.c): a refill's entry launch
-     * scans the free slots itself and draws tickets (kernel.glsl), zeroed
-     * here before the barrier that orders them for the launch. A resume
-     * gathers only a part of its queue, which scan mode excludes (partial
-     * admission): were one planned, it fails here rather than run wrong. */
+  if ((d.flags & WS_DEC_SCAN) != 0u && d.status == WS_DEC_RUNNING && d.plan.gather != 0u &&
+      (d.plan.action == WS_ACT_REFILL || (d.flags >> WS_DEC_SCAN_SHARE_SHIFT) == 0u)) {
+    /* Scan mode records no gather (vk_loop.c) unless it has a scan share:
+     * a refill's entry launch scans the free slots itself and draws tickets
+     * (kernel.glsl), zeroed here before the barrier that orders them for
+     * the launch. Without a share a resume would gather only a part of its
+     * queue, which scan mode excludes (partial admission): were one
+     * planned, it fails here rather than run wrong. With a share, a sparse
+     * queue's resume gathers (decide.glsl), and the recording has that
+     * gather. */
     if (d.plan.action == WS_ACT_REFILL) {
       d.plan.gather = 0u;
       d.plan.use_slots = 2u;
