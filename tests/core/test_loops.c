@@ -666,10 +666,7 @@ static void test_knobs(void **state) {
 static void test_scan_share_env(void **state) {
   (void)state;
   static const char *const bad[] = {"101", "x", "-1", "50%", " 5", "4294967346"};
-  const char *was = getenv("WS_SCAN_SHARE"); /* the ctest variants set it */
-  char saved[64] = {0};
-  if (was)
-    snprintf(saved, sizeof saved, "%s", was);
+  wt_setenv("WS_SCAN_SHARE", NULL); /* the ctest variants set it: restored by the teardown */
   const ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), WS_LOOP_DEVICE);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     setenv("WS_SCAN_SHARE", bad[i], 1);
@@ -677,16 +674,12 @@ static void test_scan_share_env(void **state) {
     const ws_status st = wt_scheduler_try(&t_basic_coroutine, &cfg, text, sizeof text);
     char want[64];
     snprintf(want, sizeof want, "WS_SCAN_SHARE='%s'", bad[i]);
-    WT_CHECK(st == WS_EINVAL && strstr(text, want),
-             "%s: ws_scheduler_create returned %s (%s), expected WS_EINVAL naming it", want,
-             ws_status_name(st), text);
+    WT_CHECK(st == WS_EINVAL && strstr(text, want) && strstr(text, "scheduler 't_basic'"),
+             "%s: ws_scheduler_create returned %s (%s), expected WS_EINVAL naming it and the "
+             "scheduler", want, ws_status_name(st), text);
   }
   setenv("WS_SCAN_SHARE", "100", 1);
   const ws_status ok = wt_scheduler_try(&t_basic_coroutine, &cfg, NULL, 0);
-  if (was)
-    setenv("WS_SCAN_SHARE", saved, 1);
-  else
-    unsetenv("WS_SCAN_SHARE");
   WT_CHECK(ok == WS_OK, "WS_SCAN_SHARE='100': ws_scheduler_create returned %s",
            ws_status_name(ok));
 }
