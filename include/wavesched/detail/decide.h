@@ -67,6 +67,9 @@
  * and so most of the occupancy its registers claim, idle. */
 #define WS_DEC_SCAN_SHARE_SHIFT 24u
 #define WS_DEC_SCAN_SHARE(flags) ((flags) >> WS_DEC_SCAN_SHARE_SHIFT)
+/* Every whole-queue resume scans (scan mode without a share): the device
+ * loops record no gather for a resume then. */
+#define WS_DEC_SCAN_ONLY(flags) (((flags) & WS_DEC_SCAN) && WS_DEC_SCAN_SHARE(flags) == 0)
 
 enum ws_dec_status { WS_DEC_RUNNING = 0, WS_DEC_DONE = 1, WS_DEC_ERROR = 2 };
 

@@ -210,8 +210,7 @@ static ws_status ws_record_branch(ws_device *dev, const ws_loop_desc *d, uint32_
     if ((r = ws_cuda_dl_compact(dev, &d->queue, &st->plan.compact_live, &st->plan.compact_scan,
                                 guard)) != WS_OK)
       return r;
-  } else if (b == 1 || !(d->flags & (WS_DEC_MATERIALIZED | WS_DEC_SCAN)) ||
-             ((d->flags & WS_DEC_SCAN) && WS_DEC_SCAN_SHARE(d->flags) != 0)) {
+  } else if (b == 1 || !((d->flags & WS_DEC_MATERIALIZED) || WS_DEC_SCAN_ONLY(d->flags))) {
     /* a free-slot gather for the entry, or the queue's (scan mode's launches
      * select their frames themselves; with a scan share the gather runs
      * over [0, plan.gather_scan), 0 when the plan scans: decide.h) */

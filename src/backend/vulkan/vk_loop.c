@@ -405,7 +405,7 @@ static ws_status record(ws_device *dev, const ws_loop_desc *d, ws_vk_loop *l, ui
   const bool greedy = (d->flags & WS_DEC_GREEDY) != 0;
   /* scan mode without a share gathers nothing: its launches find their
    * frames; with a share a sparse queue's resume gathers (decide.h) */
-  const bool scan = (d->flags & WS_DEC_SCAN) != 0 && WS_DEC_SCAN_SHARE(d->flags) == 0;
+  const bool scan = WS_DEC_SCAN_ONLY(d->flags);
   const bool publishes = (d->flags & WS_DEC_PUBLISH) != 0;
   /* the iteration's last barrier: the next one may begin with a fill */
   const unsigned last = d->flags & (WS_DEC_MATERIALIZED | WS_DEC_VERIFY) ? BAR_TRANSFER : BAR_COMPUTE;
