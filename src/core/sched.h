@@ -45,8 +45,9 @@ struct ws_scheduler {
   uint32_t block;
   bool stats_on;
   bool verify_on;
-  bool no_scan; /* WS_NO_SCAN: fused launches gather their frames (measurement) */
-  /* WS_SCAN_SHARE: the least share of the scanned range, in percent, that a
+  /* WS_SCAN_SHARE=off: fused launches gather their frames (measurement) */
+  bool no_scan;
+  /* WS_SCAN_SHARE=P: the least share of the scanned range, in percent, that a
    * queue needs to be resumed in scan mode (decide.h WS_DEC_SCAN_SHARE) */
   uint32_t scan_share;
   bool closed;      /* registration closed by the first dispatch */

@@ -34,18 +34,28 @@ static bool env_flag(const char *name) {
   return v && v[0] != '\0' && strcmp(v, "0") != 0;
 }
 
-/* An integer percent 0..100 from the environment (0 when unset or empty). */
-static ws_status env_percent(ws_scheduler *s, const char *name, uint32_t *out) {
+/* WS_SCAN_SHARE (docs/loop.md): unset or empty = 0 (every fused whole-queue
+ * resume scans), a whole percent P from 0 to 100 (scan only a queue holding at
+ * least P % of the scanned range), or "off" (never scan: each launch gathers
+ * its frames, as under verification). One knob, since these are one choice. */
+static ws_status env_scan_share(ws_scheduler *s, bool *off, uint32_t *share) {
+  static const char name[] = "WS_SCAN_SHARE";
   const char *v = getenv(name);
-  *out = 0;
+  *off = false;
+  *share = 0;
   if (!v || v[0] == '\0')
     return WS_OK;
+  if (strcmp(v, "off") == 0) {
+    *off = true;
+    return WS_OK;
+  }
   char *end = NULL;
   errno = 0;
   const unsigned long p = strtoul(v, &end, 10);
   if (errno != 0 || *end != '\0' || v[0] < '0' || v[0] > '9' || p > 100)
-    return ws_sched_fail(s, WS_EINVAL, "%s='%s': expected a whole percent from 0 to 100", name, v);
-  *out = (uint32_t)p;
+    return ws_sched_fail(s, WS_EINVAL, "%s='%s': expected a whole percent from 0 to 100 or 'off'",
+                         name, v);
+  *share = (uint32_t)p;
   return WS_OK;
 }
 
@@ -363,8 +373,7 @@ ws_status ws_scheduler_create(ws_device *dev, const ws_coroutine_desc *co,
   s->block = cfg.block_size ? cfg.block_size : 128u;
   s->stats_on = cfg.statistics || env_flag("WS_STATS");
   s->verify_on = cfg.verify_queues || env_flag("WS_VERIFY_QUEUES");
-  s->no_scan = env_flag("WS_NO_SCAN");
-  if ((st = env_percent(s, "WS_SCAN_SHARE", &s->scan_share)) != WS_OK)
+  if ((st = env_scan_share(s, &s->no_scan, &s->scan_share)) != WS_OK)
     goto fail;
 
   ws_kernel k;

@@ -661,11 +661,12 @@ static void test_knobs(void **state) {
 }
 
 /* WS_SCAN_SHARE (docs/loop.md): read when a scheduler is created; anything
- * but a whole percent 0..100 refuses the scheduler with a message naming
- * the variable and the value. */
+ * but a whole percent 0..100 or "off" refuses the scheduler with a message
+ * naming the variable and the value. */
 static void test_scan_share_env(void **state) {
   (void)state;
-  static const char *const bad[] = {"101", "x", "-1", "50%", " 5", "4294967346"};
+  static const char *const bad[] = {"101", "x", "-1", "50%", " 5", "4294967346",
+                                      "OFF", "of", "offx", "off "};
   wt_setenv("WS_SCAN_SHARE", NULL); /* the ctest variants set it: restored by the teardown */
   const ws_scheduler_config cfg = with_loop(wt_config(NULL, 8), WS_LOOP_DEVICE);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
@@ -678,10 +679,13 @@ static void test_scan_share_env(void **state) {
              "%s: ws_scheduler_create returned %s (%s), expected WS_EINVAL naming it and the "
              "scheduler", want, ws_status_name(st), text);
   }
-  setenv("WS_SCAN_SHARE", "100", 1);
-  const ws_status ok = wt_scheduler_try(&t_basic_coroutine, &cfg, NULL, 0);
-  WT_CHECK(ok == WS_OK, "WS_SCAN_SHARE='100': ws_scheduler_create returned %s",
-           ws_status_name(ok));
+  static const char *const good[] = {"100", "off", "0"};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+    setenv("WS_SCAN_SHARE", good[i], 1);
+    const ws_status ok = wt_scheduler_try(&t_basic_coroutine, &cfg, NULL, 0);
+    WT_CHECK(ok == WS_OK, "WS_SCAN_SHARE='%s': ws_scheduler_create returned %s", good[i],
+             ws_status_name(ok));
+  }
 }
 
 /* timestamps (Vulkan, WS_VULKAN_LOOP_TIMESTAMPS=1, docs/vulkan.md): the
