@@ -36,9 +36,9 @@ echo "fuzz: built in $((SECONDS - t0)) s"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$out"
-# the library reports creation errors on stderr (thousands of expected
-# lines), and libFuzzer a line per new or reduced input: keep the rest
-quiet() { sed -u -e '/^wavesched: /d' -e '/^#[0-9]*[[:space:]]*\(NEW\|REDUCE\) /d'; }
+# libFuzzer prints a line per new or reduced input: keep the rest (the
+# library itself never prints)
+quiet() { sed -u -e '/^#[0-9]*[[:space:]]*\(NEW\|REDUCE\) /d'; }
 echo "fuzz: replaying the seed corpus ($(ls "$here/corpus" | wc -l) inputs)"
 ./fz_fuzz -runs=0 "$here/corpus" 2>&1 | quiet
 if [ "$secs" -gt 0 ]; then
