@@ -11,7 +11,11 @@
  * at their defaults (today's protocol, the red baseline) the client must
  * compact inside prepare_for_producer, at a moment the scheduler did not
  * choose, and the drains are 4, 4, 2. Every layout and accounting mode, two
- * dispatches on one scheduler; then the two new protocol errors.
+ * dispatches on one scheduler; then the two new protocol errors, the two
+ * storage calls failing (WS_EPROTO_CLIENT naming the call and its status),
+ * and the registration of a device description (ws_aux_work.device): a
+ * malformed one refused (WS_EINVAL), and each host call that keeps a work
+ * off the device loop named when the scheduler asks for it (WS_ECONFIG_LOOP).
  * Usage: aux_admission --backend cpu|cuda|vulkan */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +49,7 @@ typedef struct ap_client {
   ws_readback *rb; /* state words at the last boundary */
   bool storage_calls; /* green: prepare_for_admission and available_slots */
   int lie;            /* 1: available_slots > C - L; 2: an empty work not fully available */
+  int fail;           /* 1: prepare_for_admission fails; 2: available_slots fails */
   uint32_t extent;    /* the extent as the host knows it (observed, then prepared) */
   uint32_t drains[16], ndrains;
   uint32_t reclaims;       /* extent reset with nothing live */
@@ -97,6 +102,8 @@ static ws_status c_dispatch(void *u) {
  * when nothing is live (compaction needs an extent of 32 or more). */
 static ws_status c_prepare_admission(void *u) {
   ap_client *c = u;
+  if (c->fail == 1)
+    return WS_EBACKEND;
   if (observed(c)[AP_LIVE] == 0 && c->extent > 0) {
     ws_status st = ws_buffer_fill_u32(c->state, AP_EXTENT * 4, 0, 1);
     if (st != WS_OK)
@@ -109,6 +116,8 @@ static ws_status c_prepare_admission(void *u) {
 
 static ws_status c_available(void *u, uint32_t *a) {
   ap_client *c = u;
+  if (c->fail == 2)
+    return WS_EDEVMEM;
   const uint32_t live = observed(c)[AP_LIVE];
   *a = AP_C - c->extent;
   if (c->lie == 1)
@@ -198,7 +207,7 @@ static void client_free(ap_client *c) {
   ws_readback_destroy(c->rb);
 }
 
-static ws_scheduler *make_scheduler(uint32_t layout, ws_accounting acc) {
+static ws_scheduler *make_scheduler_loop(uint32_t layout, ws_accounting acc, ws_loop_kind loop) {
   const ws_coroutine_desc co = {"ap_main", &ap_kernels_modules, &ap_frame_ws_desc,
                                 sizeof(ap_args), 1, ap_names};
   ws_scheduler_config cfg = ws_scheduler_config_default();
@@ -206,9 +215,14 @@ static ws_scheduler *make_scheduler(uint32_t layout, ws_accounting acc) {
   cfg.layout = layout;
   cfg.accounting = acc;
   cfg.statistics = true;
+  cfg.loop = loop;
   ws_scheduler *s = NULL;
   assert_int_equal(ws_scheduler_create(g_dev, &co, &cfg, &s), WS_OK);
   return s;
+}
+
+static ws_scheduler *make_scheduler(uint32_t layout, ws_accounting acc) {
+  return make_scheduler_loop(layout, acc, WS_LOOP_AUTO);
 }
 
 static ws_status run(ws_scheduler *s, ap_client *c) {
@@ -300,6 +314,130 @@ static void test_empty_not_available(void **unused) {
   expect_error(2, "only 3 of its 4 slots are available");
 }
 
+/* A storage call that fails ends the dispatch with WS_EPROTO_CLIENT naming
+ * the work, the call and the client's status (aux.c
+ * ws_aux_prepare_admission); the scheduler stays usable. */
+static void storage_call_fails(int fail, const char *needle) {
+  ap_client c;
+  client_init(&c, true);
+  c.fail = fail;
+  ws_scheduler *s = make_scheduler(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL);
+  assert_int_equal(ws_scheduler_add_aux(s, &c.w), WS_OK);
+  const ws_status st = run(s, &c);
+  const char *msg = ws_scheduler_last_error(s);
+  printf("  %s: %s\n", ws_status_name(st), msg);
+  assert_int_equal(st, WS_EPROTO_CLIENT);
+  /* the first producer's admission is evaluated at the iteration after the
+   * entry's refill */
+  assert_non_null(strstr(msg, "iteration 1: auxiliary work 'append': "));
+  assert_non_null(strstr(msg, needle));
+  c.fail = 0;
+  assert_int_equal(run(s, &c), WS_OK);
+  uint32_t done[AP_N];
+  assert_int_equal(ws_buffer_read(c.done, 0, done, sizeof done), WS_OK);
+  for (uint32_t i = 0; i < AP_N; ++i)
+    assert_int_equal(done[i], 1);
+  ws_scheduler_destroy(s);
+  client_free(&c);
+}
+
+static void test_prepare_admission_fails(void **unused) {
+  (void)unused;
+  storage_call_fails(1, "prepare_for_admission() failed with WS_EBACKEND");
+}
+
+static void test_available_slots_fails(void **unused) {
+  (void)unused;
+  storage_call_fails(2, "available_slots() failed with WS_EDEVMEM");
+}
+
+/* Registration of `w` must fail with `want` and a message naming the work
+ * and holding `needle`; nothing is registered. */
+static void expect_add_aux(ws_scheduler *s, const ws_aux_work *w, ws_status want,
+                           const char *needle) {
+  const ws_status st = ws_scheduler_add_aux(s, w);
+  const char *msg = ws_scheduler_last_error(s);
+  if (st != want)
+    fail_msg("expected %s, got %s: %s", ws_status_name(want), ws_status_name(st), msg);
+  if (want == WS_OK)
+    return;
+  if (!strstr(msg, "ws_scheduler_add_aux: auxiliary work 'append': ") || !strstr(msg, needle))
+    fail_msg("the message should name the work and say '%s': '%s'", needle, msg);
+  assert_int_equal(ws_scheduler_aux_stats_count(s), 0);
+}
+
+static ws_status c_admission_stage(void *u, uint32_t *stage) {
+  (void)u;
+  *stage = 0;
+  return WS_OK;
+}
+
+static void test_device_description(void **unused) {
+  (void)unused;
+  ap_client c;
+  client_init(&c, false);
+  const uint64_t state = ws_buffer_address(c.state);
+  ws_aux_stage_kernel stage = {c.stage_k, &c.args, sizeof c.args, AP_C};
+  ws_aux_device dv;
+  memset(&dv, 0, sizeof dv);
+  dv.live = state + 4 * AP_LIVE;
+  dv.stage_counts = state + 4 * AP_LIVE; /* one stage: its count is the live count */
+  dv.stages = &stage;
+  ws_aux_work w = c.w;
+  w.device = &dv;
+
+  /* malformed descriptions: refused whichever loop runs */
+  ws_scheduler *s = make_scheduler(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL);
+  dv.live = 0;
+  expect_add_aux(s, &w, WS_EINVAL, "lacks the live word, the stage counts or the stage kernels");
+  dv.live = state + 4 * AP_LIVE;
+  stage.args_size = sizeof c.args - 8;
+  expect_add_aux(s, &w, WS_EINVAL,
+                 "a stage kernel of its device description is no kernel of this device");
+  stage.args_size = sizeof c.args;
+  dv.extent = state + 4 * AP_EXTENT; /* append storage without its arrays */
+  expect_add_aux(s, &w, WS_EINVAL, "has an append extent but lacks the tokens");
+  dv.extent = 0;
+  ws_scheduler_destroy(s);
+
+  /* a well-formed description with a host call: the device loop is refused,
+   * naming the call; WS_LOOP_AUTO runs the work in the host loop */
+  s = make_scheduler_loop(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL, WS_LOOP_DEVICE);
+  expect_add_aux(s, &w, WS_ECONFIG_LOOP,
+                 "the scheduler asks for the device loop, but this work needs the host: "
+                 "prepare_for_producer() is a host call");
+  w.prepare_for_producer = NULL;
+  w.admission_stage = c_admission_stage;
+  expect_add_aux(s, &w, WS_ECONFIG_LOOP, "admission_stage() is a host call");
+  w.admission_stage = NULL;
+  w.prepare_for_admission = c_prepare_admission;
+  expect_add_aux(s, &w, WS_ECONFIG_LOOP,
+                 "prepare_for_admission() / available_slots() are host calls");
+  w.prepare_for_admission = NULL;
+  w.available_slots = c_available;
+  expect_add_aux(s, &w, WS_ECONFIG_LOOP,
+                 "prepare_for_admission() / available_slots() are host calls");
+  w.available_slots = NULL;
+  expect_add_aux(s, &w, WS_OK, NULL); /* no host call left: the device loop may run it */
+  assert_int_equal(ws_scheduler_aux_stats_count(s), 1);
+  ws_scheduler_destroy(s);
+
+  w = c.w; /* prepare_for_producer again */
+  w.device = &dv;
+  s = make_scheduler(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL);
+  expect_add_aux(s, &w, WS_OK, NULL);
+  assert_int_equal(run(s, &c), WS_OK);
+  ws_dispatch_stats ds;
+  ws_scheduler_dispatch_stats(s, &ds);
+  assert_int_equal(ds.loop, WS_LOOP_HOST);
+  uint32_t done[AP_N];
+  assert_int_equal(ws_buffer_read(c.done, 0, done, sizeof done), WS_OK);
+  for (uint32_t i = 0; i < AP_N; ++i)
+    assert_int_equal(done[i], 1);
+  ws_scheduler_destroy(s);
+  client_free(&c);
+}
+
 int main(int argc, char **argv) {
   const int code = aux_cmocka_open(argc, argv, &g_dev);
   if (code >= 0)
@@ -309,6 +447,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_red_baseline),
       cmocka_unit_test(test_availability_above_free),
       cmocka_unit_test(test_empty_not_available),
+      cmocka_unit_test(test_prepare_admission_fails),
+      cmocka_unit_test(test_available_slots_fails),
+      cmocka_unit_test(test_device_description),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ws_device_destroy(g_dev);
