@@ -22,7 +22,16 @@
  *                      recorded (on Vulkan from the CPU module) and runs
  *                      exactly like the full one; a name no module records,
  *                      or a half description, is refused with a message
- *                      that the device keeps (ws_device_last_error).
+ *                      that the device keeps (ws_device_last_error);
+ *   loop_choice        loop = WS_LOOP_DEVICE with the single-stage protocol
+ *                      is refused (WS_ECONFIG_LOOP, naming the reason and the
+ *                      backend); WS_LOOP=host|device overrides the
+ *                      configuration's loop, anything else leaves it;
+ *   device_loop_faults the device loop's construction and runs with every
+ *                      host allocation, then every backend call, failed in
+ *                      turn: the status fits the fault, the message says
+ *                      which part of the device loop failed, nothing leaks
+ *                      and the next dispatch on the same scheduler succeeds.
  */
 #include "t_basic_host.h"
 #include "t_sched_host.h"
@@ -486,6 +495,174 @@ static void test_module_description(void **state) {
            ws_device_last_error(wt_dev));
 }
 
+/* ------------------------------------------------------------ which loop runs */
+
+static ws_loop_kind loop_ran(const ws_scheduler_config *cfg, const char *ctx) {
+  ws_scheduler *s = wt_scheduler(&t_basic_coroutine, cfg);
+  basic_run r;
+  basic_init(&r, 300);
+  WT_OK(basic_dispatch(s, &r, 300), s, ctx);
+  basic_check(&r, 300, ctx);
+  ws_dispatch_stats d;
+  ws_scheduler_dispatch_stats(s, &d);
+  return d.loop;
+}
+
+static void test_loop_choice(void **state) {
+  (void)state;
+  char text[2048], want[256];
+  ws_scheduler_config cfg = wt_config(NULL, 64);
+  cfg.loop = WS_LOOP_DEVICE;
+  cfg.aux_protocol = WS_AUX_SINGLE_STAGE;
+  wt_setenv("WS_LOOP", NULL);
+  wt_scheduler_expect(&t_basic_coroutine, &cfg, WS_ECONFIG_LOOP, text, sizeof text,
+                      "device loop with the single-stage protocol");
+  snprintf(want, sizeof want,
+           "loop = WS_LOOP_DEVICE, but the single-stage protocol calls its clients from the host "
+           "(%s)",
+           ws_backend_name(wt_backend));
+  WT_CHECK(strstr(text, want) && strstr(text, "t_basic"),
+           "device loop with the single-stage protocol: the message should name the scheduler "
+           "and say '%s': '%s'",
+           want, text);
+
+  cfg.aux_protocol = WS_AUX_MULTI_STAGE;
+  WT_CHECK(loop_ran(&cfg, "loop = device") == WS_LOOP_DEVICE, "loop = device ran the host loop");
+  /* WS_LOOP=host overrides the configuration, before its checks */
+  wt_setenv("WS_LOOP", "host");
+  WT_CHECK(loop_ran(&cfg, "loop = device, WS_LOOP=host") == WS_LOOP_HOST,
+           "WS_LOOP=host: the device loop ran");
+  cfg.aux_protocol = WS_AUX_SINGLE_STAGE;
+  WT_CHECK(loop_ran(&cfg, "loop = device, single-stage, WS_LOOP=host") == WS_LOOP_HOST,
+           "WS_LOOP=host with the single-stage protocol: the device loop ran");
+  cfg.aux_protocol = WS_AUX_MULTI_STAGE;
+  cfg.loop = WS_LOOP_HOST;
+  wt_setenv("WS_LOOP", "device");
+  WT_CHECK(loop_ran(&cfg, "loop = host, WS_LOOP=device") == WS_LOOP_DEVICE,
+           "WS_LOOP=device: the host loop ran");
+  wt_setenv("WS_LOOP", "Host"); /* not a loop name: the configuration decides */
+  WT_CHECK(loop_ran(&cfg, "loop = host, WS_LOOP=Host") == WS_LOOP_HOST,
+           "WS_LOOP=Host (no loop name): the device loop ran");
+}
+
+/* ------------------------------------------------------------ device loop faults */
+
+typedef struct fault_sweep {
+  ws_device *dev; /* its own device: the fault wrapper stays until it is destroyed */
+  basic_run r;
+  unsigned long live; /* host allocations with the device and the run's buffers */
+  bool seen[4];
+  unsigned build_oom; /* failures reported as "device loop: out of host memory" */
+} fault_sweep;
+
+/* One dispatch on a fresh device-loop scheduler with the Nth host
+ * allocation or backend call failed; returns true when it ran cleanly (the
+ * sweep is over). */
+static bool device_loop_fault(fault_sweep *fs, unsigned long n, bool backend) {
+  static const char *const parts[4] = {
+      "device loop: out of host memory", "device loop: cannot allocate its state (",
+      "device loop: the backend could not build it: ", ": device loop failed: "};
+  char ctx[128];
+  snprintf(ctx, sizeof ctx, "device loop, %s fault at N = %lu", backend ? "backend" : "allocation",
+           n);
+  ws_scheduler_config cfg = wt_config(NULL, 64);
+  cfg.loop = WS_LOOP_DEVICE;
+  ws_scheduler *s = NULL;
+  WT_OK(ws_scheduler_create(fs->dev, &t_basic_coroutine, &cfg, &s), NULL, ctx);
+  basic_reset(&fs->r);
+  if (backend)
+    WT_OK(ws_testing_fail_backend_after(fs->dev, n), NULL, ctx);
+  else
+    ws_testing_fail_alloc_after(n);
+  const ws_status st = basic_dispatch(s, &fs->r, 200);
+  ws_testing_fail_alloc_after(0);
+  WT_OK(ws_testing_fail_backend_after(fs->dev, 0), NULL, ctx);
+  const bool clean = st == WS_OK;
+  if (!clean) {
+    const char *msg = ws_scheduler_last_error(s);
+    WT_CHECK(backend ? (st == WS_ENOMEM || st == WS_EDEVMEM || st == WS_EBACKEND) : st == WS_ENOMEM,
+             "%s: %s (%s)", ctx, ws_status_name(st), msg);
+    WT_CHECK(strstr(msg, "scheduler 't_basic': ") != NULL,
+             "%s: the message names no scheduler: '%s'", ctx, msg);
+    for (int i = 0; i < 4; ++i)
+      if (strstr(msg, parts[i]))
+        fs->seen[i] = true;
+    fs->build_oom += strcmp(msg, "scheduler 't_basic': device loop: out of host memory") == 0;
+    /* the same scheduler runs the next dispatch cleanly */
+    basic_reset(&fs->r);
+    WT_OK(basic_dispatch(s, &fs->r, 200), s, ctx);
+  }
+  basic_check(&fs->r, 200, ctx);
+  ws_dispatch_stats d;
+  ws_scheduler_dispatch_stats(s, &d);
+  WT_CHECK(d.loop == WS_LOOP_DEVICE, "%s: the host loop ran", ctx);
+  ws_scheduler_destroy(s);
+  WT_CHECK(ws_testing_live_allocations() == fs->live, "%s: %lu host allocations leaked", ctx,
+           ws_testing_live_allocations() - fs->live);
+  return clean;
+}
+
+static void test_device_loop_faults(void **state) {
+  (void)state;
+  static fault_sweep fs;
+  memset(&fs, 0, sizeof fs);
+  ws_device_config dc;
+  memset(&dc, 0, sizeof dc);
+  dc.backend = wt_backend;
+  dc.device_index = -1;
+  WT_OK(ws_device_create(&dc, &fs.dev), NULL, "a second device");
+  WT_OK(ws_testing_fail_backend_after(fs.dev, 0), NULL, "the fault wrapper");
+  /* basic_init's buffers on this device (wt_buffer uses wt_dev) */
+  ws_buffer **bufs[6] = {&fs.r.out,         &fs.r.entry_runs, &fs.r.step_runs,
+                         &fs.r.finish_runs, &fs.r.bad,        &fs.r.total};
+  fs.r.n = 200;
+  for (int i = 0; i < 6; ++i)
+    WT_OK(ws_buffer_create(fs.dev, i == 5 ? 4 : 200 * 4, bufs[i]), NULL, "a run buffer");
+  fs.r.args.out = ws_buffer_address(fs.r.out);
+  fs.r.args.entry_runs = ws_buffer_address(fs.r.entry_runs);
+  fs.r.args.step_runs = ws_buffer_address(fs.r.step_runs);
+  fs.r.args.finish_runs = ws_buffer_address(fs.r.finish_runs);
+  fs.r.args.bad = ws_buffer_address(fs.r.bad);
+  fs.r.args.total_runs = ws_buffer_address(fs.r.total);
+  fs.r.h_out = wt_calloc(200, 4);
+  fs.r.h_entry = wt_calloc(200, 4);
+  fs.r.h_step = wt_calloc(200, 4);
+  fs.r.h_finish = wt_calloc(200, 4);
+  fs.r.h_bad = wt_calloc(200, 4);
+  {
+    /* one clean dispatch first: a backend's lazy caches (Vulkan's pipelines)
+     * live as long as the device, so they must not count as leaks */
+    ws_scheduler_config cfg = wt_config(NULL, 64);
+    cfg.loop = WS_LOOP_DEVICE;
+    ws_scheduler *s = NULL;
+    WT_OK(ws_scheduler_create(fs.dev, &t_basic_coroutine, &cfg, &s), NULL, "warm-up");
+    WT_OK(basic_dispatch(s, &fs.r, 200), s, "warm-up dispatch");
+    ws_scheduler_destroy(s);
+  }
+  fs.live = ws_testing_live_allocations();
+
+  unsigned long n = 1;
+  while (!device_loop_fault(&fs, n, false))
+    WT_CHECK(++n < 10000, "host allocations: no clean dispatch after %lu faults", n);
+  /* build() makes five host allocations without auxiliary works (the loop,
+   * its two offset tables and its stage table, the state's image), each
+   * failure reported as such */
+  WT_CHECK(fs.build_oom == 5 && fs.seen[1] && fs.seen[2],
+           "%lu host allocations failed, %u of them reported as the device loop's own (expected "
+           "5); its state %d, building it %d",
+           n, fs.build_oom, fs.seen[1], fs.seen[2]);
+  memset(fs.seen, 0, sizeof fs.seen);
+  n = 1;
+  while (!device_loop_fault(&fs, n, true))
+    WT_CHECK(++n < 10000, "backend calls: no clean dispatch after %lu faults", n);
+  WT_CHECK(fs.seen[1] && fs.seen[2] && fs.seen[3],
+           "%lu backend calls failed; failures seen: its state %d, building it %d, a run %d", n,
+           fs.seen[1], fs.seen[2], fs.seen[3]);
+  for (int i = 0; i < 6; ++i)
+    ws_buffer_destroy(*bufs[i]);
+  ws_device_destroy(fs.dev);
+}
+
 int main(int argc, char **argv) {
   const wt_need needs[] = {
       {&t_basic_modules, "t_basic"}, {&t_sched_modules, "t_forkjoin"}, {&t_sched_modules, "t_bad"}};
@@ -494,6 +671,8 @@ int main(int argc, char **argv) {
   wt_add("bad_config", test_bad_config, NULL);
   wt_add("null_args", test_null_args, NULL);
   wt_add("continuation_index", test_continuation_index, NULL);
+  wt_add("loop_choice", test_loop_choice, NULL);
+  wt_add("device_loop_faults", test_device_loop_faults, NULL);
   wt_add_per_combo("dispatch_args", test_dispatch_args);
   wt_add_per_combo("bad_transition", test_bad_transition);
   wt_add_per_combo("iteration_limit", test_iteration_limit);

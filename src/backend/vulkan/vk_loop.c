@@ -720,6 +720,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                         one_step && (desc->flags & WS_DEC_GREEDY) ? 1u : 0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
+    ws_free(l->pair_fills);
     ws_free(l);
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
   }
