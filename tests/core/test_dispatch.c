@@ -14,7 +14,8 @@
  *                    tail (CPU, CUDA; Vulkan modules have none and run the
  *                    ordinary loop), with identical results and fewer
  *                    iterations, in the host loop and where the backend has
- *                    one in the device loop;
+ *                    one in the device loop; ws_scheduler_print_stats says
+ *                    how many items finished in the tail when one ran;
  *   reuse            dispatching again gives identical results, and the
  *                    statistics describe the last dispatch only;
  *   defaults         the layout and accounting chosen per backend.
@@ -22,6 +23,8 @@
 #include "t_basic_host.h"
 
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 static ws_scheduler *basic_scheduler(const wt_combo *c, uint32_t R) {
   ws_scheduler_config cfg = wt_config(c, R);
@@ -215,6 +218,22 @@ static void test_tail(void **state) {
                "%s: %" PRIu64 " items in a tail of fewer than %u frames", ctx, d.tail_item_count,
                tails[t]);
       WT_CHECK(d.generated_count == N, "%s: generated %" PRIu64, ctx, d.generated_count);
+      {
+        /* ws_scheduler_print_stats names the tail's items exactly when it ran */
+        char text[4096] = {0}, want[96];
+        FILE *f = tmpfile();
+        WT_CHECK(f != NULL, "%s: tmpfile", ctx);
+        ws_scheduler_print_stats(s, f);
+        rewind(f);
+        const size_t got = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[got] = '\0';
+        snprintf(want, sizeof want, "; %" PRIu64 " items finished in the tail\n",
+                 d.tail_item_count);
+        WT_CHECK((strstr(text, want) != NULL) == runs &&
+                     (strstr(text, "finished in the tail") != NULL) == runs,
+                 "%s: print_stats should %ssay '%s': %s", ctx, runs ? "" : "not ", want, text);
+      }
       if (runs) {
         /* fewer passes and fewer continuation runs counted per node; the
          * rest ran in the tail (basic_check saw every run of every item) */

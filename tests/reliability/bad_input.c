@@ -257,6 +257,28 @@ static void test_null_arguments(void **state) {
   pc.run_stage = NULL; /* legal: the stages may be set as kernels afterwards */
   EXPECT(ws_pool_create(g_dev, &pc, &p), WS_OK);
   EXPECT(ws_pool_set_stage_kernels(p, NULL), WS_EINVAL);
+  /* a stage kernel that is none, or with another argument block: refused,
+   * naming the pool, the stage and the block's size */
+  ws_aux_stage_kernel sk;
+  memset(&sk, 0, sizeof sk);
+  EXPECT(ws_pool_set_stage_kernels(p, &sk), WS_EINVAL);
+  assert_non_null(strstr(ws_device_last_error(g_dev),
+                         "pool 'p': stage kernel 0 is no kernel of this device, or its argument "
+                         "block (0 bytes) is not the kernel's"));
+  fz_stage_args ska;
+  memset(&ska, 0, sizeof ska);
+  EXPECT(ws_kernel_find(g_dev, &fz_kernels_modules, "fz_stage", &sk.kernel), WS_OK);
+  sk.args = &ska;
+  sk.args_size = sizeof ska - 4;
+  sk.count = 8;
+  EXPECT(ws_pool_set_stage_kernels(p, &sk), WS_EINVAL);
+  char skmsg[160];
+  snprintf(skmsg, sizeof skmsg, "stage kernel 0 is no kernel of this device, or its argument "
+                                "block (%u bytes)", (unsigned)(sizeof ska - 4));
+  assert_non_null(strstr(ws_device_last_error(g_dev), skmsg));
+  sk.args_size = sizeof ska;
+  sk.args = NULL;
+  EXPECT(ws_pool_set_stage_kernels(p, &sk), WS_EINVAL);
   /* issue 18: the allocation is one of the two, and fixed once the view or
    * the work was handed out (both carry it) */
   EXPECT(ws_pool_set_allocation(NULL, WS_POOL_APPEND), WS_EINVAL);
