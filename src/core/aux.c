@@ -302,12 +302,23 @@ void ws_aux_release_all(ws_scheduler *s) {
 
 /* ---- the dispatch prologue and the host's observation ---- */
 
+/* What the device says after a client call failed, as " (message)", or
+ * nothing when it holds no message (a client that returned a status
+ * without setting one). */
+static void device_said(const ws_scheduler *s, const char **open, const char **text,
+                        const char **close) {
+  *text = ws_device_last_error(s->dev);
+  *open = **text ? " (" : "";
+  *close = **text ? ")" : "";
+}
+
 ws_status ws_aux_client_fail(ws_scheduler *s, uint32_t work, uint64_t it, const char *call,
                              ws_status st) {
+  const char *open, *text, *close;
+  device_said(s, &open, &text, &close);
   return ws_sched_fail(s, WS_EPROTO_CLIENT,
-                       "iteration %" PRIu64 ": auxiliary work '%s': %s() failed with %s (%s)", it,
-                       s->aux[work].w.name, call, ws_status_name(st),
-                       ws_device_last_error(s->dev));
+                       "iteration %" PRIu64 ": auxiliary work '%s': %s() failed with %s%s%s%s", it,
+                       s->aux[work].w.name, call, ws_status_name(st), open, text, close);
 }
 
 ws_status ws_aux_reset_all(ws_scheduler *s) {
@@ -366,9 +377,11 @@ void ws_aux_observe_host(ws_scheduler *s) {
     uint32_t cnt = 0;
     ws_status st = a->w.host_count(a->w.user, &cnt);
     if (st != WS_OK) {
+      const char *open, *text, *close;
+      device_said(s, &open, &text, &close);
       observe_fail(s, i, WS_EPROTO_CLIENT, false,
-                   "iteration %" PRIu64 ": auxiliary work '%s': host_count() failed with %s (%s)",
-                   it, a->w.name, ws_status_name(st), ws_device_last_error(s->dev));
+                   "iteration %" PRIu64 ": auxiliary work '%s': host_count() failed with %s%s%s%s",
+                   it, a->w.name, ws_status_name(st), open, text, close);
       return;
     }
     dw->live = cnt;
