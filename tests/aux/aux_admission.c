@@ -287,6 +287,14 @@ static void test_red_baseline(void **unused) {
   schedule_in_every_mode(false, want, 3, 0, 1);
 }
 
+/* Every item of the last run finished exactly once. */
+static void expect_all_done(const ap_client *c) {
+  uint32_t done[AP_N];
+  assert_int_equal(ws_buffer_read(c->done, 0, done, sizeof done), WS_OK);
+  for (uint32_t i = 0; i < AP_N; ++i)
+    assert_int_equal(done[i], 1);
+}
+
 /* One dispatch with the client lying (`lie`) or failing (`fail`) must end
  * with `want` and a message naming the iteration, the work and `needle`.
  * With `rerun`, the message must end with `needle` and the same scheduler
@@ -313,10 +321,7 @@ static void expect_run_error(int lie, int fail, ws_status want, const char *need
     c.lie = 0;
     c.fail = 0;
     assert_int_equal(run(s, &c), WS_OK);
-    uint32_t done[AP_N];
-    assert_int_equal(ws_buffer_read(c.done, 0, done, sizeof done), WS_OK);
-    for (uint32_t i = 0; i < AP_N; ++i)
-      assert_int_equal(done[i], 1);
+    expect_all_done(&c);
   }
   ws_scheduler_destroy(s);
   client_free(&c);
@@ -436,10 +441,7 @@ static void test_device_description(void **unused) {
   ws_dispatch_stats ds;
   ws_scheduler_dispatch_stats(s, &ds);
   assert_int_equal(ds.loop, WS_LOOP_HOST);
-  uint32_t done[AP_N];
-  assert_int_equal(ws_buffer_read(c.done, 0, done, sizeof done), WS_OK);
-  for (uint32_t i = 0; i < AP_N; ++i)
-    assert_int_equal(done[i], 1);
+  expect_all_done(&c);
   ws_scheduler_destroy(s);
   client_free(&c);
 }
