@@ -302,23 +302,21 @@ void ws_aux_release_all(ws_scheduler *s) {
 
 /* ---- the dispatch prologue and the host's observation ---- */
 
-/* What the device says after a client call failed, as " (message)", or
- * nothing when it holds no message (a client that returned a status
- * without setting one). */
-static void device_said(const ws_scheduler *s, const char **open, const char **text,
-                        const char **close) {
-  *text = ws_device_last_error(s->dev);
-  *open = **text ? " (" : "";
-  *close = **text ? ")" : "";
+/* The message of a client call that returned `st`: the iteration, the
+ * work, the call, the status and, when the device holds one, its message
+ * in parentheses (a client may fail without setting any). */
+static void client_failure(const ws_scheduler *s, char *buf, size_t size, uint64_t it,
+                           const char *work, const char *call, ws_status st) {
+  const char *said = ws_device_last_error(s->dev);
+  snprintf(buf, size, "iteration %" PRIu64 ": auxiliary work '%s': %s() failed with %s%s%s%s", it,
+           work, call, ws_status_name(st), *said ? " (" : "", said, *said ? ")" : "");
 }
 
 ws_status ws_aux_client_fail(ws_scheduler *s, uint32_t work, uint64_t it, const char *call,
                              ws_status st) {
-  const char *open, *text, *close;
-  device_said(s, &open, &text, &close);
-  return ws_sched_fail(s, WS_EPROTO_CLIENT,
-                       "iteration %" PRIu64 ": auxiliary work '%s': %s() failed with %s%s%s%s", it,
-                       s->aux[work].w.name, call, ws_status_name(st), open, text, close);
+  char msg[sizeof s->error];
+  client_failure(s, msg, sizeof msg, it, s->aux[work].w.name, call, st);
+  return ws_sched_fail(s, WS_EPROTO_CLIENT, "%s", msg);
 }
 
 ws_status ws_aux_reset_all(ws_scheduler *s) {
@@ -377,11 +375,9 @@ void ws_aux_observe_host(ws_scheduler *s) {
     uint32_t cnt = 0;
     ws_status st = a->w.host_count(a->w.user, &cnt);
     if (st != WS_OK) {
-      const char *open, *text, *close;
-      device_said(s, &open, &text, &close);
-      observe_fail(s, i, WS_EPROTO_CLIENT, false,
-                   "iteration %" PRIu64 ": auxiliary work '%s': host_count() failed with %s%s%s%s",
-                   it, a->w.name, ws_status_name(st), open, text, close);
+      char msg[sizeof s->obs_msg];
+      client_failure(s, msg, sizeof msg, it, a->w.name, "host_count", st);
+      observe_fail(s, i, WS_EPROTO_CLIENT, false, "%s", msg);
       return;
     }
     dw->live = cnt;
@@ -401,10 +397,9 @@ void ws_aux_observe_host(ws_scheduler *s) {
       }
       st = a->w.stage_host_count(a->w.user, sg, &a->q[sg]);
       if (st != WS_OK) {
-        observe_fail(s, i, WS_EPROTO_CLIENT, true,
-                     "iteration %" PRIu64 ": auxiliary work '%s': stage_host_count() failed with "
-                     "%s (%s)",
-                     it, a->w.name, ws_status_name(st), ws_device_last_error(s->dev));
+        char msg[sizeof s->obs_msg];
+        client_failure(s, msg, sizeof msg, it, a->w.name, "stage_host_count", st);
+        observe_fail(s, i, WS_EPROTO_CLIENT, true, "%s", msg);
         return;
       }
     }
