@@ -17,9 +17,14 @@
  * ws_device_destroy destroys those still alive (schedulers first, then
  * pools, then buffers and readbacks); every handle of the device is invalid
  * afterwards. A program that keeps its objects as long as the device may
- * destroy the device only. The device's list of live objects is not
- * locked: create and destroy the objects of one device from one thread at
- * a time.
+ * destroy the device only.
+ *
+ * Threads (docs/architecture.md, "Threads"): a device and everything created
+ * on it are used by one thread at a time, any thread, the program ordering
+ * them; different devices may be used on different threads at once, on every
+ * backend. Callbacks run on the calling thread. A call into a CUDA device
+ * leaves that device current on the calling thread (cudaSetDevice). The
+ * environment is read at creation and when a scheduler builds its device loop.
  */
 #ifndef WAVESCHED_WAVESCHED_H
 #define WAVESCHED_WAVESCHED_H

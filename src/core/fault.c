@@ -9,6 +9,7 @@
  * The void calls (destroy, buffer_free, host_free) are never failed, so
  * cleanup paths stay exercisable. No other code knows the wrapper exists:
  * the core only ever calls dev->ops. */
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "alloc.h"
@@ -236,30 +237,47 @@ ws_status ws_testing_fail_backend_after(ws_device *dev, unsigned long n) {
 }
 
 /* ws_testing_fail_next_device_after: the countdown for the next device to
- * open, and the device opening under it (ws_fault_open_begin/end). */
+ * open, and the device opening under it (ws_fault_open_begin/end).
+ *
+ * Threads (docs/architecture.md, "Threads"): this is process-wide, and every
+ * ws_device_create passes through ws_fault_open_begin/end and every backend
+ * allocation of an unwrapped device through ws_fault_backend_alloc, on
+ * whatever thread uses that device, so that devices can be created and used
+ * on several threads at once. Hence:
+ *   N1 `armed` is claimed by exactly one ws_device_create (an exchange);
+ *      creations that find it clear write nothing here;
+ *   N2 `opening` is the one device that claimed the arming, from its begin
+ *      to its end; any other device compares it with itself and stops;
+ *   N3 countdown, calls and faults are written by the arming (before its
+ *      release store of `armed`) and afterwards only by the thread that
+ *      opens `opening` (after its claim acquired the arming): no two
+ *      threads touch them unordered, so they need no atomics.
+ * Arming while another thread's device is opening under an earlier arming
+ * breaks N3: the hook itself is for single-threaded tests (testing.h). */
 static struct {
-  bool armed;
-  ws_device *opening;
+  atomic_bool armed;
+  _Atomic(ws_device *) opening;
   unsigned long countdown, calls, faults;
 } g_next;
 
 void ws_testing_fail_next_device_after(unsigned long n) {
-  g_next.armed = true;
-  g_next.opening = NULL;
   g_next.countdown = n;
   g_next.calls = 0;
   g_next.faults = 0;
+  atomic_store_explicit(&g_next.armed, true, memory_order_release);
 }
 
 void ws_fault_open_begin(ws_device *dev) {
-  g_next.opening = g_next.armed ? dev : NULL;
-  g_next.armed = false;
+  /* N1: the common case (nothing armed) reads and writes nothing else */
+  if (atomic_load_explicit(&g_next.armed, memory_order_relaxed) &&
+      atomic_exchange_explicit(&g_next.armed, false, memory_order_acquire))
+    atomic_store(&g_next.opening, dev);
 }
 
 ws_status ws_fault_open_end(ws_device *dev, ws_status open_status) {
-  if (!dev || g_next.opening != dev)
-    return WS_OK;
-  g_next.opening = NULL;
+  ws_device *mine = dev;
+  if (!dev || !atomic_compare_exchange_strong(&g_next.opening, &mine, NULL))
+    return WS_OK; /* N2: not the device the arming applies to */
   if (open_status != WS_OK)
     return WS_OK;
   if (wrap(dev) != WS_OK)
@@ -280,8 +298,8 @@ bool ws_fault_backend_alloc(ws_device *dev, const char *what) {
   ws_status st;
   if (wrapped(dev))
     return fault_hit(dev, what, WS_EDEVMEM, &st) != 0;
-  if (g_next.opening != dev)
-    return false;
+  if (atomic_load(&g_next.opening) != dev)
+    return false; /* N2 */
   g_next.calls += 1;
   if (g_next.countdown == 0 || --g_next.countdown != 0)
     return false;
