@@ -720,8 +720,7 @@ ws_status ws_vk_loop_create(ws_device *dev, const ws_loop_desc *desc, void **out
                         one_step && (desc->flags & WS_DEC_GREEDY) ? 1u : 0u};
   uint32_t *init = ws_calloc(nwords, sizeof *init);
   if (!init) {
-    ws_free(l->pair_fills);
-    ws_free(l);
+    ws_vk_loop_destroy(dev, l); /* what the loop holds so far, as every later failure */
     return ws_dev_fail(dev, WS_ENOMEM, "vulkan: device loop: out of host memory");
   }
   for (uint32_t c = 0; c < ncmd; ++c)
