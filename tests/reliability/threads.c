@@ -78,31 +78,23 @@ static ws_scheduler_config config_at(uint32_t c, bool pools) {
   cfg.block_size = 32;
   cfg.statistics = true;
   cfg.iteration_limit = 100000; /* a hang becomes a failure */
-  switch (c % CONFIGS) {
-  case 0:
-    cfg.layout = WS_LAYOUT_AOS;
-    cfg.accounting = WS_ACCOUNTING_INCREMENTAL;
-    cfg.loop = WS_LOOP_AUTO;
-    break;
-  case 1:
-    cfg.layout = WS_LAYOUT_SOA;
-    cfg.accounting = WS_ACCOUNTING_MATERIALIZED;
-    cfg.compaction = false;
-    cfg.largest_first = false;
-    cfg.loop = WS_LOOP_HOST;
-    break;
-  case 2:
-    cfg.layout = WS_LAYOUT_AOS;
-    cfg.accounting = WS_ACCOUNTING_FUSED;
-    cfg.loop = WS_LOOP_AUTO;
-    break;
-  default:
-    cfg.layout = WS_LAYOUT_SOA;
-    cfg.accounting = WS_ACCOUNTING_INCREMENTAL;
-    cfg.compaction = false;
-    cfg.loop = WS_LOOP_HOST;
-    break;
-  }
+  /* layout, accounting, compaction, largest first, loop */
+  static const struct {
+    uint32_t layout;
+    ws_accounting accounting;
+    bool compaction, largest_first;
+    ws_loop_kind loop;
+  } t[CONFIGS] = {
+      {WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL, true, true, WS_LOOP_AUTO},
+      {WS_LAYOUT_SOA, WS_ACCOUNTING_MATERIALIZED, false, false, WS_LOOP_HOST},
+      {WS_LAYOUT_AOS, WS_ACCOUNTING_FUSED, true, true, WS_LOOP_AUTO},
+      {WS_LAYOUT_SOA, WS_ACCOUNTING_INCREMENTAL, false, true, WS_LOOP_HOST},
+  };
+  cfg.layout = t[c % CONFIGS].layout;
+  cfg.accounting = t[c % CONFIGS].accounting;
+  cfg.compaction = t[c % CONFIGS].compaction;
+  cfg.largest_first = t[c % CONFIGS].largest_first;
+  cfg.loop = t[c % CONFIGS].loop;
   if (pools)
     cfg.largest_first = true;
   return cfg;
