@@ -409,6 +409,24 @@ static void free_snapshots(job *j) {
       free(j->snap[k][d].words);
 }
 
+/* fn on T threads at once, thread t given items + t * size, which hold `go`
+ * (a barrier of T, made here) where they must meet; returns once all are
+ * joined. A thread that cannot be created fails the test, and the ones
+ * already waiting at `go` then wait forever (ctest's timeout reports it). */
+static void run_threads(uint32_t T, void *(*fn)(void *), void *items, size_t size, pthread_t *tid,
+                        pthread_barrier_t *go) {
+  WT_CHECK(pthread_barrier_init(go, NULL, T) == 0, "pthread_barrier_init");
+  uint32_t started = 0;
+  for (; started < T; ++started)
+    if (pthread_create(&tid[started], NULL, fn, (char *)items + started * size) != 0)
+      break;
+  WT_CHECK(started == T, "pthread_create failed after %u threads (the others wait forever)",
+           started);
+  for (uint32_t t = 0; t < T; ++t)
+    pthread_join(tid[t], NULL);
+  pthread_barrier_destroy(go);
+}
+
 static void test_independent_devices(void **state) {
   (void)state;
   const uint32_t T = g_size.threads;
@@ -438,21 +456,13 @@ static void test_independent_devices(void **state) {
   /* then T devices at once; one arming of the next-device fault countdown
    * (0: count, never fail) must be claimed by exactly one creation */
   pthread_barrier_t go;
-  WT_CHECK(pthread_barrier_init(&go, NULL, T) == 0, "pthread_barrier_init");
-  ws_testing_fail_next_device_after(0);
-  uint32_t started = 0;
-  for (; started < T; ++started) {
-    jobs[started].config = started % C;
-    jobs[started].go = &go;
-    jobs[started].ref = &ref[started % C];
-    if (pthread_create(&tid[started], NULL, job_thread, &jobs[started]) != 0)
-      break;
+  for (uint32_t t = 0; t < T; ++t) {
+    jobs[t].config = t % C;
+    jobs[t].go = &go;
+    jobs[t].ref = &ref[t % C];
   }
-  WT_CHECK(started == T, "pthread_create failed after %u threads (the others wait forever)",
-           started);
-  for (uint32_t t = 0; t < T; ++t)
-    pthread_join(tid[t], NULL);
-  pthread_barrier_destroy(&go);
+  ws_testing_fail_next_device_after(0);
+  run_threads(T, job_thread, jobs, sizeof *jobs, tid, &go);
 
   uint32_t claimed = 0;
   for (uint32_t t = 0; t < T; ++t)
@@ -520,20 +530,12 @@ static void test_creations(void **state) {
   pthread_t *tid = calloc(T, sizeof *tid);
   WT_CHECK(c && tid, "out of host memory");
   pthread_barrier_t go;
-  WT_CHECK(pthread_barrier_init(&go, NULL, T) == 0, "pthread_barrier_init");
-  uint32_t started = 0;
-  for (; started < T; ++started) {
-    c[started].index = started;
-    c[started].rounds = g_size.rounds;
-    c[started].go = &go;
-    if (pthread_create(&tid[started], NULL, creator_thread, &c[started]) != 0)
-      break;
+  for (uint32_t t = 0; t < T; ++t) {
+    c[t].index = t;
+    c[t].rounds = g_size.rounds;
+    c[t].go = &go;
   }
-  WT_CHECK(started == T, "pthread_create failed after %u threads (the others wait forever)",
-           started);
-  for (uint32_t t = 0; t < T; ++t)
-    pthread_join(tid[t], NULL);
-  pthread_barrier_destroy(&go);
+  run_threads(T, creator_thread, c, sizeof *c, tid, &go);
   char error[300] = "";
   for (uint32_t t = 0; t < T && !error[0]; ++t)
     if (c[t].error[0])
