@@ -27,18 +27,18 @@ typedef struct basic_run {
   uint32_t h_total;
 } basic_run;
 
-/* Device buffers and host copies for up to n items (freed by the test's
- * teardown). */
-static inline void basic_init(basic_run *r, uint32_t n) {
+/* A run over up to n items on the buffers `b` (out, entry_runs, step_runs,
+ * finish_runs, bad: n words each; total: one), with host copies (freed by
+ * the test's teardown). */
+static inline void basic_bind(basic_run *r, uint32_t n, ws_buffer *const b[6]) {
   memset(r, 0, sizeof *r);
   r->n = n;
-  const size_t bytes = (size_t)(n ? n : 1) * 4;
-  r->out = wt_buffer(bytes);
-  r->entry_runs = wt_buffer(bytes);
-  r->step_runs = wt_buffer(bytes);
-  r->finish_runs = wt_buffer(bytes);
-  r->bad = wt_buffer(bytes);
-  r->total = wt_buffer(4);
+  r->out = b[0];
+  r->entry_runs = b[1];
+  r->step_runs = b[2];
+  r->finish_runs = b[3];
+  r->bad = b[4];
+  r->total = b[5];
   r->args.out = ws_buffer_address(r->out);
   r->args.entry_runs = ws_buffer_address(r->entry_runs);
   r->args.step_runs = ws_buffer_address(r->step_runs);
@@ -50,6 +50,15 @@ static inline void basic_init(basic_run *r, uint32_t n) {
   r->h_step = wt_calloc(n, 4);
   r->h_finish = wt_calloc(n, 4);
   r->h_bad = wt_calloc(n, 4);
+}
+
+/* Device buffers on the test's device and host copies for up to n items
+ * (freed by the test's teardown). */
+static inline void basic_init(basic_run *r, uint32_t n) {
+  const size_t bytes = (size_t)(n ? n : 1) * 4;
+  ws_buffer *const b[6] = {wt_buffer(bytes), wt_buffer(bytes), wt_buffer(bytes),
+                           wt_buffer(bytes), wt_buffer(bytes), wt_buffer(4)};
+  basic_bind(r, n, b);
 }
 
 static inline void basic_reset(basic_run *r) {

@@ -612,23 +612,12 @@ static void test_device_loop_faults(void **state) {
   dc.device_index = -1;
   WT_OK(ws_device_create(&dc, &fs.dev), NULL, "a second device");
   WT_OK(ws_testing_fail_backend_after(fs.dev, 0), NULL, "the fault wrapper");
-  /* basic_init's buffers on this device (wt_buffer uses wt_dev) */
-  ws_buffer **bufs[6] = {&fs.r.out,         &fs.r.entry_runs, &fs.r.step_runs,
-                         &fs.r.finish_runs, &fs.r.bad,        &fs.r.total};
-  fs.r.n = 200;
+  /* the run's buffers on this device (basic_init's are on wt_dev), destroyed
+   * here before the device */
+  ws_buffer *bufs[6] = {NULL};
   for (int i = 0; i < 6; ++i)
-    WT_OK(ws_buffer_create(fs.dev, i == 5 ? 4 : 200 * 4, bufs[i]), NULL, "a run buffer");
-  fs.r.args.out = ws_buffer_address(fs.r.out);
-  fs.r.args.entry_runs = ws_buffer_address(fs.r.entry_runs);
-  fs.r.args.step_runs = ws_buffer_address(fs.r.step_runs);
-  fs.r.args.finish_runs = ws_buffer_address(fs.r.finish_runs);
-  fs.r.args.bad = ws_buffer_address(fs.r.bad);
-  fs.r.args.total_runs = ws_buffer_address(fs.r.total);
-  fs.r.h_out = wt_calloc(200, 4);
-  fs.r.h_entry = wt_calloc(200, 4);
-  fs.r.h_step = wt_calloc(200, 4);
-  fs.r.h_finish = wt_calloc(200, 4);
-  fs.r.h_bad = wt_calloc(200, 4);
+    WT_OK(ws_buffer_create(fs.dev, i == 5 ? 4 : 200 * 4, &bufs[i]), NULL, "a run buffer");
+  basic_bind(&fs.r, 200, bufs);
   {
     /* one clean dispatch first: a backend's lazy caches (Vulkan's pipelines)
      * live as long as the device, so they must not count as leaks */
@@ -659,7 +648,7 @@ static void test_device_loop_faults(void **state) {
            "%lu backend calls failed; failures seen: its state %d, building it %d, a run %d", n,
            fs.seen[1], fs.seen[2], fs.seen[3]);
   for (int i = 0; i < 6; ++i)
-    ws_buffer_destroy(*bufs[i]);
+    ws_buffer_destroy(bufs[i]);
   ws_device_destroy(fs.dev);
 }
 
