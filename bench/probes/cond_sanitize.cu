@@ -16,8 +16,9 @@
 //   switch  the same WHILE, its body the kernel and then a SWITCH of two
 //           branches whose branch 1 holds a second, empty-work kernel
 // Exit status 0 when the result is right, 1 on a CUDA error or a wrong word.
-#include <cstring>
 #include "probe.h"
+
+#include <cstring>
 
 enum { ITERS = 10, WORDS = 256 };
 
