@@ -2,7 +2,7 @@
 // cond_sanitize — does compute-sanitizer run a CUDA graph that holds
 // conditional nodes? The library's device loop is such a graph (a WHILE
 // whose body has a SWITCH), and racecheck never got through it (docs/cuda.md,
-// "racecheck on the device loop"). This probe has no library code in it, so
+// under fused accounting). This probe has no library code in it, so
 // a variant that fails under a tool and passes without it is the tool's
 // limit, not the loop's race. Not part of the build:
 //   nvcc -O2 -arch=sm_90 -o cond_sanitize bench/probes/cond_sanitize.cu
@@ -14,7 +14,8 @@
 //   while   a WHILE node whose body is the kernel; thread 0 counts down and
 //           clears the condition on the last iteration
 //   switch  the same WHILE, its body the kernel and then a SWITCH of two
-//           branches whose branch 1 holds a second, empty-work kernel
+//           branches: 0 empty, 1 (chosen every time) a one-thread kernel
+//           that reads what the first wrote
 // Exit status 0 when the result is right, 1 on a CUDA error or a wrong word.
 #include "probe.h"
 
