@@ -78,8 +78,7 @@ static ws_scheduler_config config_at(uint32_t c, bool pools) {
   cfg.block_size = 32;
   cfg.statistics = true;
   cfg.iteration_limit = 100000; /* a hang becomes a failure */
-  /* layout, accounting, compaction, largest first, loop */
-  static const struct {
+  static const struct config_row {
     uint32_t layout;
     ws_accounting accounting;
     bool compaction, largest_first;
@@ -90,11 +89,12 @@ static ws_scheduler_config config_at(uint32_t c, bool pools) {
       {WS_LAYOUT_AOS, WS_ACCOUNTING_FUSED, true, true, WS_LOOP_AUTO},
       {WS_LAYOUT_SOA, WS_ACCOUNTING_INCREMENTAL, false, true, WS_LOOP_HOST},
   };
-  cfg.layout = t[c % CONFIGS].layout;
-  cfg.accounting = t[c % CONFIGS].accounting;
-  cfg.compaction = t[c % CONFIGS].compaction;
-  cfg.largest_first = t[c % CONFIGS].largest_first;
-  cfg.loop = t[c % CONFIGS].loop;
+  const struct config_row *e = &t[c % CONFIGS];
+  cfg.layout = e->layout;
+  cfg.accounting = e->accounting;
+  cfg.compaction = e->compaction;
+  cfg.largest_first = e->largest_first;
+  cfg.loop = e->loop;
   if (pools)
     cfg.largest_first = true;
   return cfg;
