@@ -471,7 +471,10 @@ typedef struct ws_dispatch_stats {
   uint64_t iteration_count;    /**< working iterations of the loop */
   uint64_t generated_count;    /**< items started (entry runs) */
   uint64_t resumed_count;      /**< continuation runs */
-  uint64_t scanned_slot_count; /**< slots the queue kernels scanned, summed */
+  /** The scanned range `[0, high)` summed: once per boundary under
+   * materialized accounting, else once per resume and once for the tail
+   * (docs/loop.md, "Statistics"). */
+  uint64_t scanned_slot_count;
   uint64_t max_active_count;   /**< most live frames at a boundary */
   uint64_t aux_dispatch_count; /**< auxiliary stage dispatches */
   uint64_t forced_drain_count; /**< of which forced by blocked producers */

@@ -96,6 +96,7 @@ typedef struct fz_prediction {
   uint64_t node[FZ_MAX_K + 1][3];                /* dispatch, executed, peak */
   uint64_t aux[FZ_MAX_WORKS][FZ_MAX_STAGES][3];  /* dispatch, executed, peak */
   uint64_t max_active, aux_dispatches, forced, blocked, generated, resumed;
+  uint64_t scanned; /* the scanned_slot_count statistic */
   uint32_t mega_runs;    /* megakernel: most runs of one item (entry included) */
   uint32_t mega_stopped; /* megakernel: items the limit stops */
   fz_lie lie;

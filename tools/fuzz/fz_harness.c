@@ -873,6 +873,9 @@ static void compare(fz_ctx *ctx, const fz_bufs *b, ws_scheduler *s, uint32_t run
              run, k, ns.dispatch_count, ns.executed_count, ns.peak_queued_count, pr->node[k][0],
              pr->node[k][1], pr->node[k][2]);
   }
+  FZ_CHECK(d.scanned_slot_count == pr->scanned,
+           "run %u: %" PRIu64 " slots scanned, the reference loop %" PRIu64, run,
+           d.scanned_slot_count, pr->scanned);
   FZ_CHECK(d.max_active_count == pr->max_active && d.aux_dispatch_count == pr->aux_dispatches &&
                d.forced_drain_count == pr->forced && d.blocked_count == pr->blocked,
            "run %u: max active %" PRIu64 ", aux dispatches %" PRIu64 ", forced %" PRIu64

@@ -50,6 +50,9 @@ typedef struct sim {
   uint8_t queue[FZ_MAX_N];
   uint32_t left[FZ_MAX_N], steps[FZ_MAX_N], pubs[FZ_MAX_WORKS][FZ_MAX_N];
   uint32_t admitted;
+  /* the scanned range [0, high): with compaction the dense prefix the last
+   * refill left (live frames, then the new ones), else all A slots */
+  uint32_t high;
   /* auxiliary items, per work */
   sim_aux aux[FZ_MAX_WORKS][FZ_SIM_AUX];
   uint32_t aux_n[FZ_MAX_WORKS];
@@ -189,6 +192,10 @@ static bool observe(sim *s) {
       s->cnt[s->queue[id]] += 1;
       live += 1;
     }
+  /* materialized accounting counts and sorts the scanned range at every
+   * boundary it observes */
+  if (c->accounting == 0)
+    p->scanned += s->high;
   /* the client side: what each work reports, lies included; a failing call
    * (or a changed stage count) stops the observation at that work */
   int32_t obs_status[FZ_MAX_WORKS] = {0};
@@ -455,6 +462,9 @@ static bool step(sim *s) {
   p->node[sel][0] += 1;
   p->node[sel][1] += n;
   p->resumed += n;
+  /* otherwise each resume gathers (or, in scan mode, scans) the range */
+  if (c->accounting != 0)
+    p->scanned += s->high;
   if (!c->legacy)
     for (uint32_t w = 0; w < s->works; ++w)
       if (c->w[w].bound[sel - 1] && call(s, w, FZ_CB_PREPARE))
@@ -472,6 +482,8 @@ refill:
     p->node[0][0] += 1;
     p->node[0][1] += g;
     p->generated += g;
+    if (c->compaction)
+      s->high = live + g; /* the free-slot gather is not a scan */
     for (uint32_t i = 0; i < g; ++i) {
       const uint32_t id = s->admitted++;
       s->queue[id] = (uint8_t)run_item(s, id, 0);
@@ -523,6 +535,7 @@ void fz_predict(const fz_case *c, uint64_t limit, bool misbehave, fz_prediction 
   s.works = c->works;
   s.limit = limit;
   s.thr = c->threshold == 0 ? s.A / 2 : c->threshold < s.A ? c->threshold : s.A;
+  s.high = c->compaction ? 0u : s.A;
   if (s.A == 0)
     return; /* nothing runs, not even the works' reset */
   for (uint32_t w = 0; w < s.works; ++w)
