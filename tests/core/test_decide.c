@@ -73,8 +73,8 @@
 #define SMAX 4u
 
 /* A loop state and every array it points at. Each work's stage counts have
- * one word past SMAX stages, so that a read past the stage count finds a
- * value the expected results do not contain. */
+ * room for one word after its stages, where fx_work puts a value that no
+ * expected result contains: a read past the stage count shows. */
 typedef struct fx {
   ws_dstate d;
   uint32_t counts[WS_COUNTS_WORDS(KMAX)];
@@ -130,7 +130,7 @@ static ws_dec_work *fx_work(fx *f, uint32_t i, uint32_t C, uint32_t S) {
   w->capacity = C;
   w->stage_count = S;
   w->first_stat = i ? f->works[i - 1].first_stat + f->works[i - 1].stage_count : 0u;
-  f->q[i][SMAX] = 0x5a5au; /* past the stages */
+  f->q[i][S] = 0x5a5au; /* the word after the stages */
   f->d.aux_count = i + 1u;
   return w;
 }
@@ -189,7 +189,6 @@ static void test_drain_stage_range(void **state) {
     fx_work(&f, 0, 8, 3);
     f.q[0][1] = 2;
     f.q[0][2] = 1;
-    f.q[0][3] = 0x5a5au; /* the word after the three stages */
     f.d.plan.action = WS_ACT_STAGE;
     f.d.plan.forced = 1;
     f.d.plan.work = 0;

@@ -622,7 +622,7 @@ static void test_corrupted_count(void **state) {
         EXPECT(rig_zero(&r), WS_OK);
         EXPECT(rig_dispatch(&r, s), WS_EPROTO_INTERNAL);
         msg = ws_scheduler_last_error(s);
-        printf("  corrupt count c4 %+d, fused, scan mode: %s\n", 1, msg);
+        printf("  corrupt count c4 +1, fused, scan mode: %s\n", msg);
         assert_non_null(strstr(msg, "iteration 41: queue 'c4' (4): its count promised 1 frames, "
                                     "the launch found 0 with that token"));
       }

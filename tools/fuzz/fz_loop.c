@@ -192,8 +192,8 @@ static bool observe(sim *s) {
       s->cnt[s->queue[id]] += 1;
       live += 1;
     }
-  /* materialized accounting counts and sorts the scanned range at every
-   * boundary it observes */
+  /* materialized accounting (0) counts and sorts the scanned range at every
+   * boundary it observes; a refill's free-slot gather is no scan */
   if (c->accounting == 0)
     p->scanned += s->high;
   /* the client side: what each work reports, lies included; a failing call
@@ -483,7 +483,7 @@ refill:
     p->node[0][1] += g;
     p->generated += g;
     if (c->compaction)
-      s->high = live + g; /* the free-slot gather is not a scan */
+      s->high = live + g; /* the live frames compacted, the new ones behind them */
     for (uint32_t i = 0; i < g; ++i) {
       const uint32_t id = s->admitted++;
       s->queue[id] = (uint8_t)run_item(s, id, 0);
