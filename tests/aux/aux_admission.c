@@ -29,6 +29,7 @@
 
 #include "append.h"
 #include "aux_common.h"
+#include "wavesched/testing.h"
 #include "wavesched/wavesched.h"
 
 extern const ws_module_set ap_kernels_modules;
@@ -207,7 +208,8 @@ static void client_free(ap_client *c) {
   ws_readback_destroy(c->rb);
 }
 
-static ws_scheduler *make_scheduler_loop(uint32_t layout, ws_accounting acc, ws_loop_kind loop) {
+static ws_scheduler *make_scheduler_protocol(uint32_t layout, ws_accounting acc, ws_loop_kind loop,
+                                            ws_aux_protocol protocol) {
   const ws_coroutine_desc co = {"ap_main", &ap_kernels_modules, &ap_frame_ws_desc,
                                 sizeof(ap_args), 1, ap_names};
   ws_scheduler_config cfg = ws_scheduler_config_default();
@@ -216,9 +218,14 @@ static ws_scheduler *make_scheduler_loop(uint32_t layout, ws_accounting acc, ws_
   cfg.accounting = acc;
   cfg.statistics = true;
   cfg.loop = loop;
+  cfg.aux_protocol = protocol;
   ws_scheduler *s = NULL;
   assert_int_equal(ws_scheduler_create(g_dev, &co, &cfg, &s), WS_OK);
   return s;
+}
+
+static ws_scheduler *make_scheduler_loop(uint32_t layout, ws_accounting acc, ws_loop_kind loop) {
+  return make_scheduler_protocol(layout, acc, loop, WS_AUX_MULTI_STAGE);
 }
 
 static ws_scheduler *make_scheduler(uint32_t layout, ws_accounting acc) {
@@ -397,19 +404,96 @@ static void test_device_description(void **unused) {
   ws_aux_work w = c.w;
   w.device = &dv;
 
-  /* malformed descriptions: refused whichever loop runs */
+  /* malformed descriptions, one defect at a time (each condition of the
+   * check refuses alone): refused whichever loop runs */
   ws_scheduler *s = make_scheduler(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL);
-  dv.live = 0;
-  expect_add_aux(s, &w, WS_EINVAL, "lacks the live word, the stage counts or the stage kernels");
-  dv.live = state + 4 * AP_LIVE;
-  stage.args_size = sizeof c.args - 8;
-  expect_add_aux(s, &w, WS_EINVAL,
-                 "a stage kernel of its device description is no kernel of this device");
-  stage.args_size = sizeof c.args;
-  dv.extent = state + 4 * AP_EXTENT; /* append storage without its arrays */
-  expect_add_aux(s, &w, WS_EINVAL, "has an append extent but lacks the tokens");
-  dv.extent = 0;
+  static const char *const lacks = "lacks the live word, the stage counts or the stage kernels";
+  static const char *const no_kernel =
+      "a stage kernel of its device description is no kernel of this device";
+  static const char *const no_storage = "has an append extent but lacks the tokens";
+  ws_module_entry coro = *c.stage_k.entry, big = *c.stage_k.entry;
+  coro.kind = WS_ENTRY_COROUTINE;
+  big.args_size = WS_MAX_KERNEL_ARGS + 1u;
+  unsigned char big_args[WS_MAX_KERNEL_ARGS + 1u] = {0};
+  for (int defect = 0; defect < 14; ++defect) {
+    ws_aux_device d2 = dv;
+    ws_aux_stage_kernel k2 = stage;
+    d2.stages = &k2;
+    ws_aux_work w2 = w;
+    w2.device = &d2;
+    const char *needle = no_storage;
+    if (defect >= 9) { /* append storage, all of it there but one array */
+      d2.extent = state + 4 * AP_EXTENT;
+      d2.tokens = d2.ids = d2.scratch = d2.payload = state;
+      d2.payload_stride = 4;
+    }
+    switch (defect) {
+    case 0: d2.live = 0; needle = lacks; break;
+    case 1: d2.stage_counts = 0; needle = lacks; break;
+    case 2: d2.stages = NULL; needle = lacks; break;
+    case 3: k2.kernel.entry = NULL; needle = no_kernel; break;
+    case 4: k2.kernel.dev = NULL; needle = no_kernel; break; /* not this device's */
+    case 5: k2.kernel.entry = &coro; needle = no_kernel; break;
+    case 6: k2.args_size = sizeof c.args - 8; needle = no_kernel; break;
+    case 7: /* the entry agrees, but the block is over the limit */
+      k2.kernel.entry = &big;
+      k2.args = big_args;
+      k2.args_size = WS_MAX_KERNEL_ARGS + 1u;
+      needle = no_kernel;
+      break;
+    case 8: k2.args = NULL; needle = no_kernel; break;
+    case 9: d2.tokens = 0; break;
+    case 10: d2.ids = 0; break;
+    case 11: d2.scratch = 0; break;
+    case 12: d2.payload = 0; break;
+    case 13: d2.payload_stride = 0; break;
+    }
+    expect_add_aux(s, &w2, WS_EINVAL, needle);
+  }
   ws_scheduler_destroy(s);
+  /* an argument block of exactly WS_MAX_KERNEL_ARGS bytes is a valid one */
+  s = make_scheduler(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL);
+  big.args_size = WS_MAX_KERNEL_ARGS;
+  ws_aux_stage_kernel k3 = stage;
+  k3.kernel.entry = &big;
+  k3.args = big_args;
+  k3.args_size = WS_MAX_KERNEL_ARGS;
+  ws_aux_device d3 = dv;
+  d3.stages = &k3;
+  ws_aux_work w3 = w;
+  w3.device = &d3;
+  expect_add_aux(s, &w3, WS_OK, NULL);
+  ws_scheduler_destroy(s);
+
+  /* every host allocation of registering a described work failed in turn:
+   * WS_ENOMEM, nothing registered, nothing leaked (the copies of the stage
+   * kernels, and under the single-stage protocol the adapter, included) */
+  w.prepare_for_producer = NULL; /* a work the device loop can run */
+  for (unsigned long n = 1, legacy = 0; legacy < 2; ++n) {
+    s = make_scheduler_protocol(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL, WS_LOOP_AUTO,
+                                legacy ? WS_AUX_SINGLE_STAGE : WS_AUX_MULTI_STAGE);
+    const unsigned long live0 = ws_testing_live_allocations();
+    ws_testing_fail_alloc_after(n);
+    const ws_status st = ws_scheduler_add_aux(s, &w);
+    ws_testing_fail_alloc_after(0);
+    if (st == WS_OK) {
+      assert_true(n > 1); /* registration allocates */
+      assert_int_equal(ws_scheduler_aux_stats_count(s), 1);
+      ws_scheduler_destroy(s);
+      n = 0;
+      ++legacy;
+      continue;
+    }
+    if (st != WS_ENOMEM)
+      fail_msg("allocation %lu failed: %s, expected WS_ENOMEM: %s", n, ws_status_name(st),
+               ws_scheduler_last_error(s));
+    assert_int_equal(ws_scheduler_aux_stats_count(s), 0);
+    if (ws_testing_live_allocations() != live0)
+      fail_msg("allocation %lu failed: %lu allocations left behind", n,
+               ws_testing_live_allocations() - live0);
+    ws_scheduler_destroy(s);
+  }
+  w.prepare_for_producer = c.w.prepare_for_producer;
 
   /* a well-formed description with a host call: the device loop is refused,
    * naming the call; WS_LOOP_AUTO runs the work in the host loop */

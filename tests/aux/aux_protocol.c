@@ -40,6 +40,7 @@ typedef struct proto_work {
   /* misbehaviour switches (0 = behave) */
   int lie_sum, over_capacity, change_stages, bad_drain, fail_readback;
   uint32_t readbacks;
+  uint32_t admission_calls; /* admission_stage() calls since the reset */
   ws_aux_work w;
 } proto_work;
 
@@ -49,6 +50,7 @@ static ws_status pw_reset(void *u) {
   proto_work *pw = u;
   proto_fixture *fx = pw->fx;
   pw->readbacks = 0;
+  pw->admission_calls = 0;
   if (!pw->owner)
     return WS_OK;
   uint32_t stack[256];
@@ -116,6 +118,7 @@ static ws_status pw_dispatch(void *u) { return pw_dispatch_stage(u, 0); }
 
 static ws_status pw_admission_stage(void *u, uint32_t *stage) {
   proto_work *pw = u;
+  pw->admission_calls += 1;
   const uint32_t *h = obs(pw);
   if (pw->bad_drain == 2) {
     *stage = pw->count + 3;
@@ -373,6 +376,10 @@ static void test_counterexample_grouped_never_overflows(void **unused) {
   ws_dispatch_stats ds;
   ws_scheduler_dispatch_stats(s, &ds);
   assert_true(ds.forced_drain_count > 0);
+  /* SPEC §3.4 C: the client names the stage of a forced drain, and only
+   * then; a stage that wins the competition is the largest (D) */
+  assert_true(ds.aux_dispatch_count > ds.forced_drain_count);
+  assert_int_equal(grouped.admission_calls, ds.forced_drain_count);
   uint32_t visits[64 * PT_MAX_STAGES];
   assert_int_equal(ws_buffer_read(fx.visits, 0, visits, sizeof visits), WS_OK);
   for (uint32_t i = 0; i < 64; ++i) {
@@ -551,6 +558,14 @@ static void run_violation(int which) {
                     "iteration limit 500 reached: 8 of 32 items admitted, 0 live frames, 9 live "
                     "auxiliary items"};
     break;
+  case 9:
+    /* a late failure (the stage count changed) at the boundary where the
+     * live count is over capacity: SPEC §3.4 A checks the capacity first */
+    pw.over_capacity = 1;
+    pw.change_stages = 1;
+    v = (violation){"over capacity, stage count changed", WS_EPROTO_OVER_CAPACITY,
+                    "exceeds capacity 64"};
+    break;
   case 8:
     pw.fail_readback = 1;
     v = (violation){"client call fails", WS_EPROTO_CLIENT, "enqueue_count_readback"};
@@ -574,6 +589,7 @@ static void test_violation_clone(void **u) { (void)u; run_violation(5); }
 static void test_violation_bound(void **u) { (void)u; run_violation(6); }
 static void test_violation_non_draining(void **u) { (void)u; run_violation(7); }
 static void test_violation_client_error(void **u) { (void)u; run_violation(8); }
+static void test_violation_late_failure_order(void **u) { (void)u; run_violation(9); }
 
 /* ---- partial admission ---- */
 typedef struct pa_result {
@@ -650,6 +666,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_violation_bound),
       cmocka_unit_test(test_violation_non_draining),
       cmocka_unit_test(test_violation_client_error),
+      cmocka_unit_test(test_violation_late_failure_order),
       cmocka_unit_test(test_partial_admission),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,6 +118,36 @@ static void make_case(image *m, size_t so) {
   d->scanned = below(1000);
   d->tail_items = below(100);
   d->best_count = below(30); /* an output of observe: garbage in, same garbage out */
+  /* so are the other fields a phase writes before it reads them, and the
+   * statistics a plan adds to: the two sources must reset, keep or add to
+   * the same ones (a mutation campaign of decide.glsl, docs/reliability.md,
+   * found resets that zeroed inputs could not tell apart) */
+  d->best_work = below(4);
+  d->best_stage = below(4);
+  d->evaluate = below(2);
+  d->sel = below(K + 1u);
+  d->n = below(50);
+  d->admit = below(50);
+  d->aux_live = below(100);
+  d->aux_dispatches = below(100);
+  d->forced_drains = below(100);
+  d->blocked = below(100);
+  d->plan.action = below(6);
+  d->plan.queue = below(K + 1u);
+  d->plan.count = below(50);
+  d->plan.first_id = below(50);
+  d->plan.slot_base = below(50);
+  d->plan.use_slots = below(3);
+  d->plan.slot_offset = below(50);
+  d->plan.gather = below(2);
+  d->plan.gather_token = below(K + 1u);
+  d->plan.gather_scan = below(50);
+  d->plan.compact = below(2);
+  d->plan.compact_live = below(50);
+  d->plan.compact_scan = below(50);
+  d->plan.work = below(3);
+  d->plan.stage = below(4);
+  d->plan.forced = below(2);
 
   /* counts: queues holding at most A frames, now and then more */
   const size_t oc = take(m, 4u * WS_COUNTS_WORDS(K));
@@ -172,6 +202,10 @@ static void make_case(image *m, size_t so) {
     w->avail = below(w->capacity + 2u);
     w->live = below(50);      /* overwritten by the observation */
     w->obs_status = -1 - (int32_t)below(3); /* likewise */
+    w->obs_late = below(2);
+    w->client_err = below(5);
+    w->compact_live = below(50);
+    w->compact_scan = below(50);
     const size_t ob = take(m, 4u * (K + 1u));
     for (uint32_t j = 0; j <= K; ++j)
       u32_at(m, ob)[j] = below(4);
