@@ -12,7 +12,7 @@ run is interrupted.
 
     python3 tools/mutate/mutate.py --build build-mut --file include/wavesched/detail/decide.h \
         [--lines 250-946] [--tests REGEX] [--timeout 120] [--list] [--only 12,40] \
-        [--report out.tsv]
+        [--report out.tsv] [--logs DIR]
 
 Run it on a copy of the tree (it edits FILE in place): docs/reliability.md,
 "Mutation testing".
@@ -166,6 +166,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the mutants and stop")
     ap.add_argument("--only", help="comma-separated mutant numbers")
     ap.add_argument("--report", help="TSV file to write, one row per mutant")
+    ap.add_argument("--logs", help="directory for each killed mutant's test output "
+                    "(mutant-N.log): tells a real kill from a flaky test")
     a = ap.parse_args()
 
     with open(a.file) as f:
@@ -181,7 +183,8 @@ def main():
         return 0
     pick = set(int(x) for x in a.only.split(",")) if a.only else None
 
-    ctest = ["ctest", "--test-dir", a.build, "-j", str(os.cpu_count() or 1), "--stop-on-failure"]
+    ctest = ["ctest", "--test-dir", a.build, "-j", str(os.cpu_count() or 1), "--stop-on-failure",
+             "--output-on-failure"]
     if a.tests:
         ctest += ["-R", a.tests]
     rc, log = run(["ninja", "-C", a.build], ".", 1800)
@@ -218,6 +221,10 @@ def main():
                     verdict, why = "killed", first_failures(log) or "ctest rc %d" % rc
                 else:
                     verdict, why = "survived", ""
+            if a.logs and verdict == "killed":
+                os.makedirs(a.logs, exist_ok=True)
+                with open(os.path.join(a.logs, f"mutant-{i}.log"), "w") as f:
+                    f.write(log)
             tally[verdict] += 1
             row = (i, n, kind, verdict, why, old.strip(), new.strip())
             rows.append(row)
