@@ -162,6 +162,17 @@ static void make_case(image *m, size_t so) {
   h[K + 1] = chance(4) ? 1u + below(3) : 0u;
   h[WS_COUNTS_LIMIT(K)] = chance(4) ? 1u + below(3) : 0u;
   h[WS_COUNTS_SCANNED(K)] = chance(90) ? d->scan_total : below(1000);
+  /* now and then a scan share that the largest queue meets exactly (the
+   * share test is inclusive: m * 100 >= share * high), which random
+   * shares and ranges almost never give */
+  uint32_t largest = 0;
+  for (uint32_t j = 1; j <= K; ++j)
+    largest = h[j] > largest ? h[j] : largest;
+  if ((d->flags & WS_DEC_SCAN) && largest && 2u * largest <= d->A && chance(30)) {
+    d->high = 2u * largest;
+    d->flags = (d->flags & ((1u << WS_DEC_SCAN_SHARE_SHIFT) - 1u)) |
+               (chance(50) ? 50u : 51u) << WS_DEC_SCAN_SHARE_SHIFT;
+  }
   point(m, so + FIELD(ws_dstate, counts), oc);
   const size_t orc = take(m, 4u * (K + 2u));
   memcpy(u32_at(m, orc), h, 4u * (K + 2u));

@@ -196,6 +196,8 @@ def main():
         print("the unmutated tree fails its tests:\n" + log[-3000:], file=sys.stderr)
         return 2
 
+    # a kill (SIGTERM) unwinds through the `finally` below, which restores FILE
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     rows = []
     tally = {"killed": 0, "survived": 0, "stillborn": 0}
     report = open(a.report, "w") if a.report else None
