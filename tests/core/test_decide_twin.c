@@ -344,10 +344,13 @@ static void run_round(uint32_t round, coverage *cov) {
   ws_kernel k;
   WT_CHECK(ws_kernel_find(wt_dev, &t_twin_modules, "t_twin", &k) == WS_OK, "t_twin: %s",
            ws_device_last_error(wt_dev));
-  const t_twin_args a = {dbase, CASES, 0};
+  ws_buffer *again_buf = wt_buffer(4u * CASES);
+  const t_twin_args a = {dbase, ws_buffer_address(again_buf), CASES, 0};
   WT_CHECK(ws_kernel_launch(&k, CASES, &a, sizeof a) == WS_OK, "launch: %s",
            ws_device_last_error(wt_dev));
   wt_read(buf, dev_img, m.used);
+  static uint32_t dev_again[CASES];
+  wt_read(again_buf, dev_again, sizeof dev_again);
   relocate(&m, dev_img, dbase, true);
 
   /* the host: decide.h on a copy at its own address */
@@ -360,7 +363,11 @@ static void run_round(uint32_t round, coverage *cov) {
     ws_dstate *d = (ws_dstate *)(void *)(host_img + (size_t)i * sizeof(ws_dstate));
     ws_dec_observe_works(d);
     ws_dec_decide(d);
-    (void)ws_dec_loop_next(d);
+    const uint32_t again = ws_dec_loop_next(d);
+    /* whether the loop goes on: the end of the dispatch, of an error or of
+     * the observation interval stops it */
+    WT_CHECK(again == dev_again[i], "round %u, state %u: the loop goes on: host %u, device %u",
+             round, i, again, dev_again[i]);
   }
   relocate(&m, host_img, hbase, true);
 

@@ -14,6 +14,7 @@
 
 typedef struct t_twin_args {
   uint64_t states; /* ws_dstate[count] */
+  uint64_t again;  /* uint32_t[count]: ws_dec_loop_next's answer for each */
   uint32_t count;
   uint32_t reserved;
 } t_twin_args;

@@ -8,7 +8,7 @@ WS_KERNEL(t_twin, t_twin_args, i, a) {
   ws_dstate *d = WS_PTR(ws_dstate, a->states) + i;
   ws_dec_observe_works(d);
   ws_dec_decide(d);
-  (void)ws_dec_loop_next(d);
+  WS_PTR(uint32_t, a->again)[i] = ws_dec_loop_next(d);
 }
 
 WS_MODULE_BEGIN(t_twin)

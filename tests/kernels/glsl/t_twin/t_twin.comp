@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #version 460
-// ws:args_size 16
+// ws:args_size 24
 /* The decisions of one device-loop iteration over each of the states
  * (tests/kernels/t_twin.h), through the GLSL twin of decide.h: the Vulkan
  * decide shader's calls in its order (src/backend/vulkan/shaders/loop.comp). */
@@ -9,6 +9,7 @@
 
 struct t_twin_args {
   uint64_t states;
+  uint64_t again;
   uint count;
   uint reserved;
 };
@@ -18,6 +19,6 @@ WS_KERNEL(t_twin, t_twin_args, i, a) {
   ws_dstate d = r.v;
   ws_dec_observe_works(d);
   ws_dec_decide(d);
-  ws_dec_loop_next(d);
+  ws_dec_u32s(a.again).v[i] = ws_dec_loop_next(d);
   r.v = d;
 }
