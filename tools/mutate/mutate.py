@@ -15,7 +15,9 @@ run is interrupted.
         [--report out.tsv] [--logs DIR]
 
 Run it on a copy of the tree (it edits FILE in place): docs/reliability.md,
-"Mutation testing".
+"Mutation testing". Mutant numbers depend only on FILE and on the operators
+below; the recorded campaigns (docs/results/2026-12-07-mutation) name
+mutants by them, so change the operators only with a new campaign.
 
 Operators, each applied at one place per mutant, outside comments, strings
 and preprocessor lines:
@@ -58,6 +60,7 @@ DECL = re.compile(
     r"^\s*(const\s+|static\s+)*(unsigned|uint\d+_t|int\d+_t|int|bool|size_t|char|float|double|"
     r"ws_\w+|struct\s+\w+|WS_DEC\b)[\s*]+\w+"
 )
+# `return` alone: a return of a value (a string's characters are masked out)
 STMT = re.compile(r"^\s*(\w[\w\[\]\.\->*() ]*(=|\+=|-=|\+\+|--)[^=].*|\w+\(.*\)|\+\+\w.*|return)\s*;\s*$")
 
 
@@ -147,6 +150,10 @@ def run(cmd, cwd, timeout):
         os.killpg(p.pid, signal.SIGKILL)
         out, _ = p.communicate()
         return None, out
+    except BaseException:
+        # interrupted (SIGTERM, ^C): no build or test of a mutant outlives the run
+        os.killpg(p.pid, signal.SIGKILL)
+        raise
 
 
 def first_failures(log):
