@@ -12,7 +12,8 @@
  * relocated to the device buffer or to a host copy. Every byte of the two
  * images must agree afterwards: the state (plan, error record, statistics,
  * progress), the works' records, the statistics arrays and the clients'
- * counters. The random states reach every action and most error kinds (the
+ * counters; and so must ws_dec_loop_next's answer (whether the loop goes
+ * on). The random states reach every action and most error kinds (the
  * test checks that they did, so that it cannot pass by deciding nothing).
  */
 #include "t_twin.h"
