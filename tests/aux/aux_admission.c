@@ -469,29 +469,29 @@ static void test_device_description(void **unused) {
    * WS_ENOMEM, nothing registered, nothing leaked (the copies of the stage
    * kernels, and under the single-stage protocol the adapter, included) */
   w.prepare_for_producer = NULL; /* a work the device loop can run */
-  for (unsigned long n = 1, legacy = 0; legacy < 2; ++n) {
-    s = make_scheduler_protocol(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL, WS_LOOP_AUTO,
-                                legacy ? WS_AUX_SINGLE_STAGE : WS_AUX_MULTI_STAGE);
-    const unsigned long live0 = ws_testing_live_allocations();
-    ws_testing_fail_alloc_after(n);
-    const ws_status st = ws_scheduler_add_aux(s, &w);
-    ws_testing_fail_alloc_after(0);
-    if (st == WS_OK) {
-      assert_true(n > 1); /* registration allocates */
-      assert_int_equal(ws_scheduler_aux_stats_count(s), 1);
+  for (int legacy = 0; legacy < 2; ++legacy) {
+    for (unsigned long n = 1;; ++n) {
+      s = make_scheduler_protocol(WS_LAYOUT_AOS, WS_ACCOUNTING_INCREMENTAL, WS_LOOP_AUTO,
+                                  legacy ? WS_AUX_SINGLE_STAGE : WS_AUX_MULTI_STAGE);
+      const unsigned long live0 = ws_testing_live_allocations();
+      ws_testing_fail_alloc_after(n);
+      const ws_status st = ws_scheduler_add_aux(s, &w);
+      ws_testing_fail_alloc_after(0);
+      if (st == WS_OK) {
+        assert_true(n > 1); /* registration allocates */
+        assert_int_equal(ws_scheduler_aux_stats_count(s), 1);
+        ws_scheduler_destroy(s);
+        break;
+      }
+      if (st != WS_ENOMEM)
+        fail_msg("allocation %lu failed: %s, expected WS_ENOMEM: %s", n, ws_status_name(st),
+                 ws_scheduler_last_error(s));
+      assert_int_equal(ws_scheduler_aux_stats_count(s), 0);
+      if (ws_testing_live_allocations() != live0)
+        fail_msg("allocation %lu failed: %lu allocations left behind", n,
+                 ws_testing_live_allocations() - live0);
       ws_scheduler_destroy(s);
-      n = 0;
-      ++legacy;
-      continue;
     }
-    if (st != WS_ENOMEM)
-      fail_msg("allocation %lu failed: %s, expected WS_ENOMEM: %s", n, ws_status_name(st),
-               ws_scheduler_last_error(s));
-    assert_int_equal(ws_scheduler_aux_stats_count(s), 0);
-    if (ws_testing_live_allocations() != live0)
-      fail_msg("allocation %lu failed: %lu allocations left behind", n,
-               ws_testing_live_allocations() - live0);
-    ws_scheduler_destroy(s);
   }
   w.prepare_for_producer = c.w.prepare_for_producer;
 

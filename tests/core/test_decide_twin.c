@@ -133,22 +133,11 @@ static void make_case(image *m, size_t so) {
   d->aux_dispatches = below(100);
   d->forced_drains = below(100);
   d->blocked = below(100);
-  d->plan.action = below(6);
-  d->plan.queue = below(K + 1u);
-  d->plan.count = below(50);
-  d->plan.first_id = below(50);
-  d->plan.slot_base = below(50);
-  d->plan.use_slots = below(3);
-  d->plan.slot_offset = below(50);
-  d->plan.gather = below(2);
-  d->plan.gather_token = below(K + 1u);
-  d->plan.gather_scan = below(50);
-  d->plan.compact = below(2);
-  d->plan.compact_live = below(50);
-  d->plan.compact_scan = below(50);
-  d->plan.work = below(3);
-  d->plan.stage = below(4);
-  d->plan.forced = below(2);
+  /* the plan: 16 words, each written by the phase that plans before it is
+   * read (select resets the action first) */
+  uint32_t *plan = (uint32_t *)(void *)&d->plan;
+  for (size_t k = 0; k < sizeof d->plan / 4u; ++k)
+    plan[k] = below(50);
 
   /* counts: queues holding at most A frames, now and then more */
   const size_t oc = take(m, 4u * WS_COUNTS_WORDS(K));

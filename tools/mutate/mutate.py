@@ -205,7 +205,6 @@ def main():
 
     # a kill (SIGTERM) unwinds through the `finally` below, which restores FILE
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    rows = []
     tally = {"killed": 0, "survived": 0, "stillborn": 0}
     report = open(a.report, "w") if a.report else None
     if report:
@@ -236,7 +235,6 @@ def main():
                     f.write(log)
             tally[verdict] += 1
             row = (i, n, kind, verdict, why, old.strip(), new.strip())
-            rows.append(row)
             if report:
                 # one row per mutant as it ends: an interrupted run keeps its results
                 report.write("\t".join(str(x) for x in row) + "\n")
@@ -250,7 +248,7 @@ def main():
         if report:
             report.close()
     counted = tally["killed"] + tally["survived"]
-    print(f"mutants: {len(rows)}; killed {tally['killed']}, survived {tally['survived']}, "
+    print(f"mutants: {sum(tally.values())}; killed {tally['killed']}, survived {tally['survived']}, "
           f"stillborn {tally['stillborn']}; score {100.0 * tally['killed'] / max(counted, 1):.1f} %")
     return 0
 
