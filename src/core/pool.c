@@ -246,7 +246,7 @@ static ws_status pool_dispatch_stage(void *user, uint32_t stage) {
   p->counters[stage].executed += observed(p)[2 + stage];
   if (p->cfg.run_stage)
     return p->cfg.run_stage(p->cfg.user, p, stage);
-  if (!p->stage_kernels)
+  if (!p->work.device) /* set by a ws_pool_set_stage_kernels that succeeded */
     return pool_fail(p, WS_EINVAL,
                      "no run_stage and no stage kernels (register it with "
                      "ws_scheduler_add_pool, which finds the kernels named like its stages, "
@@ -279,7 +279,6 @@ void ws_pool_destroy(ws_pool *p) {
 ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kernels) {
   if (!p || !kernels)
     return WS_EINVAL;
-  p->found_kernels = false;
   const uint32_t S = p->cfg.stage_count;
   for (uint32_t i = 0; i < S; ++i) {
     const ws_aux_stage_kernel *k = &kernels[i];
@@ -290,19 +289,30 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
                          "argument block (%u bytes) is not the kernel's",
                          p->cfg.name, i, k->args_size);
   }
-  if (!p->stage_kernels) {
+  /* A refused or failed call changes nothing the pool runs with (the
+   * kernels, found_kernels, the device description); an allocation that
+   * succeeded is kept, and a retry makes only what is still missing. */
+  if (!p->stage_kernels)
     p->stage_kernels = ws_calloc(S, sizeof *p->stage_kernels);
+  if (!p->stage_args)
     p->stage_args = ws_calloc(S, sizeof *p->stage_args);
-    if (!p->stage_kernels || !p->stage_args)
-      return ws_dev_fail(p->dev, WS_ENOMEM, "pool '%s': out of host memory", p->cfg.name);
-  }
+  if (!p->stage_kernels || !p->stage_args)
+    return ws_dev_fail(p->dev, WS_ENOMEM, "pool '%s': out of host memory", p->cfg.name);
   if (!p->device_counters) {
-    ws_status st = ws_buffer_create(p->dev, 4 * device_counter_words(p), &p->device_counters);
+    ws_buffer *counters = NULL;
+    ws_status st = ws_buffer_create(p->dev, 4 * device_counter_words(p), &counters);
     if (st == WS_OK)
-      st = ws_buffer_fill_u32(p->device_counters, 0, 0, device_counter_words(p));
-    if (st != WS_OK)
-      return st;
+      st = ws_buffer_fill_u32(counters, 0, 0, device_counter_words(p));
+    if (st != WS_OK) {
+      char why[320];
+      snprintf(why, sizeof why, "%s", ws_device_last_error(p->dev));
+      ws_buffer_destroy(counters);
+      return ws_dev_fail(p->dev, st, "pool '%s': cannot allocate its stage counters: %s",
+                         p->cfg.name, why);
+    }
+    p->device_counters = counters;
   }
+  p->found_kernels = false;
   for (uint32_t i = 0; i < S; ++i) {
     p->stage_kernels[i] = kernels[i];
     if (kernels[i].args_size)
@@ -463,7 +473,7 @@ ws_status ws_scheduler_add_pool(ws_scheduler *s, ws_pool *p, const void *args, s
                          "scheduler ('%s', '%s')",
                          p->cfg.name, ws_device_name(p->dev), ws_device_name(s->dev));
   /* stages the caller runs (run_stage) or described (ws_pool_set_stage_kernels) */
-  if (p->cfg.run_stage || (p->stage_kernels && !p->found_kernels)) {
+  if (p->cfg.run_stage || (p->work.device && !p->found_kernels)) {
     if (args || args_size)
       return ws_sched_fail(s, WS_EINVAL,
                            "ws_scheduler_add_pool: pool '%s' runs its stages %s, so the argument "

@@ -34,8 +34,10 @@
  *                       CPU and CUDA, the host loop on Vulkan (whose device
  *                       loop runs only when asked for, docs/decisions.md)
  *   errors              an iteration limit, a corrupted count under
- *                       verification, an invalid continuation index, a pool
- *                       error word: the same status and message in both loops
+ *                       verification, an invalid continuation index, a
+ *                       producer over its bound: the same status and message
+ *                       in both loops; a full pool's error word: the same
+ *                       status, iteration and statistics, each loop's message
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "../reliability/rel_rig.h"
@@ -325,6 +327,22 @@ typedef struct aux_case {
   bool append;
 } aux_case;
 
+/* What a pool counted in a dispatch: its stages' counters and its storage
+ * statistics (zero but for free-stack pools). */
+typedef struct pool_record {
+  ws_pool_counters stage[FZ_MAX_STAGES];
+  ws_pool_storage storage;
+} pool_record;
+
+static void pool_read(rig *r, uint32_t w, pool_record *pr, const char *ctx) {
+  memset(pr, 0, sizeof *pr);
+  for (uint32_t s = 0; s < r->w[w].S; ++s)
+    WT_CHECK(ws_pool_stage_counters(r->pool[w], s, &pr->stage[s]) == WS_OK,
+             "%s: work %u stage %u: pool counters", ctx, w, s);
+  WT_CHECK(ws_pool_storage_stats(r->pool[w], &pr->storage) == WS_OK,
+           "%s: work %u: pool storage statistics", ctx, w);
+}
+
 /* Append pools' storage work summed over a test (both loops count the same). */
 static uint64_t g_compactions, g_reclaims;
 
@@ -350,8 +368,30 @@ static void aux_run(const wt_combo *c, const aux_case *ac) {
     for (uint32_t w = 0; w < ac->works; ++w)
       WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r[k].pool[w])) == WS_OK, "%s: add_aux: %s",
                ctx, ws_scheduler_last_error(s));
-    record(s, rig_dispatch(&r[k], s), &o[k]);
-    WT_OK(o[k].status, s, ctx);
+    /* Twice: a pool starts every dispatch afresh (pool_reset), so the
+     * second must count what the first did, storage work included. */
+    pool_record first[FZ_MAX_WORKS];
+    for (int round = 0; round < 2; ++round) {
+      if (round)
+        WT_CHECK(rig_zero(&r[k]) == WS_OK, "%s: rig zero", ctx);
+      record(s, rig_dispatch(&r[k], s), &o[k]);
+      WT_OK(o[k].status, s, ctx);
+      for (uint32_t w = 0; w < ac->works; ++w) {
+        pool_record now;
+        pool_read(&r[k], w, &now, ctx);
+        if (!round)
+          first[w] = now;
+        else
+          WT_CHECK(memcmp(&now, &first[w], sizeof now) == 0,
+                   "%s (%s loop): work %u: the second dispatch's pool counters or storage "
+                   "statistics (extent %u, peak %u, reclaims %" PRIu64 ", compactions %" PRIu64
+                   ") are not the first's (%u, %u, %" PRIu64 ", %" PRIu64 ")",
+                   ctx, k ? "device" : "host", w, now.storage.extent, now.storage.peak_extent,
+                   now.storage.reclaims, now.storage.compactions, first[w].storage.extent,
+                   first[w].storage.peak_extent, first[w].storage.reclaims,
+                   first[w].storage.compactions);
+      }
+    }
     uint32_t err[FZ_ERR_COUNT];
     wt_read(r[k].errors, err, sizeof err);
     WT_CHECK(err[FZ_ERR_FRAME] == 0 && err[FZ_ERR_PAYLOAD] == 0 && err[FZ_ERR_PUBLISH] == 0,
@@ -512,36 +552,58 @@ static void test_errors(void **state) {
   }
   if (!c->greedy)
     return;
-  /* an invalid continuation index, and a pool whose error word rises */
-  for (int kind = 0; kind < 2; ++kind) {
+  /* an invalid continuation index; a producer over its bound in a pool with
+   * room (the live count exceeds what admission allowed); the same in a
+   * 3-slot pool under partial admission, which the pool cannot hold: its
+   * error word rises while the live count stays within the allowance, so
+   * only the error word (ws_aux_device.error) tells the device loop */
+  static const char *const what[4] = {"invalid continuation index", "producer over its bound",
+                                      "full pool's error word", "append extent below the live count"};
+  for (int kind = 0; kind < 4; ++kind) {
     outcome o[2];
     for (int k = 0; k < 2; ++k) {
       rig r;
-      rig_init(&r, wt_dev, 20, 1, 8, false);
+      rig_init(&r, wt_dev, 20, 1, 8, kind == 2);
+      r.append = kind == 3;
       WT_CHECK(rig_create(&r) == WS_OK, "rig");
       describe_pools(&r);
       if (kind == 0)
         r.args.bad_next = FZ_MAX_K + 2;
-      else
-        r.args.bound[0][0] = 3; /* c1 publishes up to 3 but declares 1: the pool overflows */
+      else if (kind < 3)
+        r.args.bound[0][0] = kind == 1 ? 3 : 20; /* c1 publishes up to this, declares 1 */
+      else /* kernels that publish into the append pool as into a free stack: the
+            * live count rises, the extent does not */
+        r.args.pool[0].mode = WS_POOL_STACK;
       WT_CHECK(rig_zero(&r) == WS_OK, "rig zero");
       ws_scheduler_config cfg = with_loop(wt_config(c, 8), k ? WS_LOOP_DEVICE : WS_LOOP_HOST);
+      cfg.partial_admission = kind == 2;
       ws_scheduler *s = wt_scheduler(&rig_coroutine, &cfg);
       WT_CHECK(ws_scheduler_add_aux(s, ws_pool_work(r.pool[0])) == WS_OK, "add_aux");
       record(s, rig_dispatch(&r, s), &o[k]);
       rig_destroy(&r);
     }
-    snprintf(ctx, sizeof ctx, "%s, %s", c->name,
-             kind == 0 ? "invalid continuation index" : "producer over its bound");
+    snprintf(ctx, sizeof ctx, "%s, %s", c->name, what[kind]);
     WT_CHECK(o[0].status != WS_OK, "%s: the host loop succeeded", ctx);
     /* the pool's own message (host loop) and the device word's (device loop)
      * differ in wording; status, iteration and statistics may not */
-    if (kind == 1) {
+    if (kind == 2) {
       WT_CHECK(o[0].status == o[1].status, "%s: host %s, device %s", ctx,
                ws_status_name(o[0].status), ws_status_name(o[1].status));
-      WT_CHECK(strstr(o[1].error, "'side'") && strstr(o[1].error, "iteration"),
-               "%s: the device loop's message names neither the work nor the iteration: %s", ctx,
-               o[1].error);
+      WT_CHECK(strstr(o[0].error, "pool 'side': ") && strstr(o[0].error, "publish/release error"),
+               "%s: the host loop's message is not the pool's: %s", ctx, o[0].error);
+      WT_CHECK(strstr(o[1].error, "iteration ") &&
+                   strstr(o[1].error, "auxiliary work 'side': its device words report "),
+               "%s: the device loop's message is not the error word's: %s", ctx, o[1].error);
+      strcpy(o[1].error, o[0].error);
+    }
+    if (kind == 3) {
+      WT_CHECK(strstr(o[0].error, "iteration 2: auxiliary work 'side': prepare_for_admission() "
+                                  "failed with WS_EPROTO_CLIENT (pool 'side': append extent 0 is "
+                                  "not within [live count 1, capacity 8]") &&
+                   strstr(o[1].error, "iteration 2: auxiliary work 'side': append extent 0 is not "
+                                      "within [live count 1, capacity 8]"),
+               "%s: a message does not name the extent and the live count:\n  host:   %s\n"
+               "  device: %s", ctx, o[0].error, o[1].error);
       strcpy(o[1].error, o[0].error);
     }
     same_outcome(&o[0], &o[1], ctx);

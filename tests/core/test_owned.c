@@ -18,13 +18,23 @@
  *                     scheduler and on the device, and registers nothing: a
  *                     correct registration of a pool of the same name works
  *                     after them;
+ *   stage_kernel_errors ws_pool_set_stage_kernels refuses a kernel of another
+ *                     device and a coroutine; it and ws_scheduler_add_pool,
+ *                     with each host allocation failed in turn, answer
+ *                     WS_ENOMEM naming the call, register nothing, and work
+ *                     when retried;
  *   errors_on_device  a dispatch's error message is on the device as well
  *                     as on the scheduler;
  *   pool_records      WS_POOL_PUBLISH gives each of C publications its own
  *                     slot's record, and the ones past a full pool the spare
  *                     record past the C slots (never memory the pool does
  *                     not own), counting an error each; WS_POOL_RECORD reads
- *                     back what was written (tests/kernels/t_pool.kern.h).
+ *                     back what was written (tests/kernels/t_pool.kern.h);
+ *                     with a free stack of more than two of reset's chunks;
+ *   append_rule       an append pool's boundary compacts exactly when its
+ *                     extent is at least 32 and at least twice the live
+ *                     count, moving every live record below the live count,
+ *                     and resets an extent with nothing live.
  */
 #include "collatz.h"
 #include "ws_test.h"
@@ -237,9 +247,17 @@ static void test_add_pool_errors(void **state) {
   snprintf(size, sizeof size, "takes %zu", sizeof args);
   expect_refused(s, good, &args, sizeof args - 8, WS_EINVAL, "a short argument block", size,
                  "has 48");
+  WT_CHECK(!strstr(ws_scheduler_last_error(s), "at NULL"),
+           "a short argument block that is not at NULL is said to be: %s",
+           ws_scheduler_last_error(s));
   expect_refused(s, good, NULL, sizeof args, WS_EINVAL, "an argument block at NULL", "at NULL",
                  NULL);
   expect_refused(s, p3, &args, sizeof args, WS_EINVAL, "an argument block for run_stage",
+                 "run_stage", NULL);
+  /* either half of a block is one too much for stages that take none */
+  expect_refused(s, p3, &args, 0, WS_EINVAL, "an empty argument block for run_stage",
+                 "block of 0 bytes", NULL);
+  expect_refused(s, p3, NULL, sizeof args, WS_EINVAL, "a block size without a block for run_stage",
                  "run_stage", NULL);
   expect_refused(s, NULL, &args, sizeof args, WS_EINVAL, "a NULL pool", "NULL", NULL);
   WT_EXPECT_STATUS(ws_scheduler_add_pool(NULL, good, &args, sizeof args), WS_EINVAL, NULL,
@@ -253,11 +271,120 @@ static void test_add_pool_errors(void **state) {
   /* nothing was registered: a pool of the same name registers, and runs */
   WT_OK(ws_scheduler_add_pool(s, good, &args, sizeof args), s, "the correct registration");
   dispatch_and_check(wt_dev, s, out, &args, 500, "after the refusals");
+  /* kernels found by one registration are found again by the next, with
+   * its own argument block ... */
+  ws_scheduler *s2 = own_scheduler(&cfg), *s3 = own_scheduler(&cfg);
+  WT_OK(ws_scheduler_add_pool(s2, good, &args, sizeof args), s2, "a second scheduler");
+  dispatch_and_check(wt_dev, s2, out, &args, 500, "the second scheduler");
+  /* ... but kernels the caller set are the caller's: no block goes to them */
+  ws_aux_stage_kernel sk = {.args = &args, .args_size = sizeof args, .count = C};
+  WT_CHECK(ws_kernel_find(wt_dev, &collatz_modules, "collatz_store", &sk.kernel) == WS_OK &&
+               ws_pool_set_stage_kernels(good, &sk) == WS_OK,
+           "ws_pool_set_stage_kernels: %s", ws_device_last_error(wt_dev));
+  expect_refused(s3, good, &args, sizeof args, WS_EINVAL, "a block for kernels the caller set",
+                 "with the kernels ws_pool_set_stage_kernels set", NULL);
+  WT_OK(ws_scheduler_add_pool(s3, good, NULL, 0), s3, "the caller's kernels");
+  dispatch_and_check(wt_dev, s3, out, &args, 500, "the caller's kernels");
+  ws_scheduler_destroy(s3);
+  ws_scheduler_destroy(s2);
   ws_scheduler_destroy(s);
   ws_pool_destroy(p1);
   ws_pool_destroy(p2);
   ws_pool_destroy(p3);
   ws_pool_destroy(good);
+}
+
+/* ws_pool_set_stage_kernels refuses a kernel of another device and a
+ * coroutine, each alone; and ws_pool_set_stage_kernels and
+ * ws_scheduler_add_pool with every host allocation failed in turn answer
+ * WS_ENOMEM with a message naming the call, register nothing, and work
+ * when retried. */
+static void test_stage_kernel_errors(void **state) {
+  (void)state;
+  const ws_pool_config pc = pool_config(store_stage);
+  ws_pool *pool = NULL;
+  ws_buffer *out = wt_buffer(500 * 4u);
+  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK, "ws_pool_create: %s",
+           ws_device_last_error(wt_dev));
+  const collatz_args args = {ws_pool_get_view(pool), ws_buffer_address(out)};
+  ws_aux_stage_kernel sk = {.args = &args, .args_size = sizeof args, .count = C};
+  /* The device loop's stage counters read zero before any dispatch, even
+   * in memory that held something else: buffers of their size, filled with
+   * ones and freed, are what the allocator hands out next. */
+  ws_buffer *junk[4] = {NULL};
+  for (int j = 0; j < 4; ++j)
+    WT_CHECK(ws_buffer_create(wt_dev, 40, &junk[j]) == WS_OK &&
+                 ws_buffer_fill_u32(junk[j], 0, 0xffffffffu, 10) == WS_OK,
+             "a buffer: %s", ws_device_last_error(wt_dev));
+  WT_CHECK(ws_device_synchronize(wt_dev) == WS_OK, "synchronize");
+  for (int j = 0; j < 4; ++j)
+    ws_buffer_destroy(junk[j]);
+  WT_CHECK(ws_kernel_find(wt_dev, &collatz_modules, "collatz_store", &sk.kernel) == WS_OK &&
+               ws_pool_set_stage_kernels(pool, &sk) == WS_OK,
+           "ws_pool_set_stage_kernels: %s", ws_device_last_error(wt_dev));
+  ws_pool_counters pcnt;
+  WT_CHECK(ws_pool_stage_counters(pool, 0, &pcnt) == WS_OK && pcnt.dispatches == 0 &&
+               pcnt.executed == 0,
+           "before any dispatch the pool counts %llu dispatches, %llu executed",
+           (unsigned long long)pcnt.dispatches, (unsigned long long)pcnt.executed);
+  ws_device *other = own_device();
+  WT_CHECK(ws_kernel_find(other, &collatz_modules, "collatz_store", &sk.kernel) == WS_OK,
+           "collatz_store on a second device: %s", ws_device_last_error(other));
+  WT_EXPECT_STATUS(ws_pool_set_stage_kernels(pool, &sk), WS_EINVAL, NULL,
+                   "a stage kernel of another device");
+  ws_device_destroy(other);
+  WT_CHECK(ws_kernel_find(wt_dev, &collatz_modules, "collatz", &sk.kernel) == WS_OK,
+           "the coroutine collatz: %s", ws_device_last_error(wt_dev));
+  sk.args_size = sk.kernel.entry->args_size; /* its own block: only the kind is wrong */
+  WT_EXPECT_STATUS(ws_pool_set_stage_kernels(pool, &sk), WS_EINVAL, NULL,
+                   "a coroutine as a stage kernel");
+  WT_CHECK(strstr(ws_device_last_error(wt_dev), "pool 'results': stage kernel 0 is no kernel"),
+           "the refusal does not name the pool and the stage: %s", ws_device_last_error(wt_dev));
+  ws_pool_destroy(pool);
+  const ws_scheduler_config cfg = small_config(WS_LOOP_AUTO);
+  for (int call = 0; call < 2; ++call) {
+    const char *name = call ? "ws_scheduler_add_pool" : "ws_pool_set_stage_kernels";
+    ws_status st = WS_ENOMEM;
+    unsigned long n = 1;
+    for (; st == WS_ENOMEM && n < 50; ++n) {
+      ws_scheduler *s = own_scheduler(&cfg);
+      WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK, "ws_pool_create: %s",
+               ws_device_last_error(wt_dev));
+      const collatz_args a = {ws_pool_get_view(pool), ws_buffer_address(out)};
+      sk.args = &a;
+      sk.args_size = sizeof a;
+      WT_CHECK(ws_kernel_find(wt_dev, &collatz_modules, "collatz_store", &sk.kernel) == WS_OK,
+               "collatz_store: %s", ws_device_last_error(wt_dev));
+      ws_testing_fail_alloc_after(n);
+      st = call ? ws_scheduler_add_pool(s, pool, &a, sizeof a) : ws_pool_set_stage_kernels(pool, &sk);
+      ws_testing_fail_alloc_after(0);
+      const char *msg = call ? ws_scheduler_last_error(s) : ws_device_last_error(wt_dev);
+      WT_CHECK(st == WS_OK || st == WS_ENOMEM, "%s, allocation %lu failed: %s (%s)", name, n,
+               ws_status_name(st), msg);
+      if (st == WS_ENOMEM) {
+        WT_CHECK(strstr(msg, call ? "ws_scheduler_add_" : "pool 'results': ") &&
+                     (strstr(msg, "out of host memory") || strstr(msg, "no host memory")),
+                 "%s, allocation %lu failed: the message does not name the call and the "
+                 "cause: '%s'",
+                 name, n, msg);
+        WT_CHECK(ws_scheduler_aux_stats_count(s) == 0, "%s, allocation %lu failed: registered",
+                 name, n);
+        /* the retry works: the pool kept nothing half-made */
+        WT_OK(call ? ws_scheduler_add_pool(s, pool, &a, sizeof a)
+                   : ws_pool_set_stage_kernels(pool, &sk) == WS_OK
+                         ? ws_scheduler_add_pool(s, pool, NULL, 0)
+                         : WS_ENOMEM,
+              s, name);
+      } else if (!call) {
+        WT_OK(ws_scheduler_add_pool(s, pool, NULL, 0), s, name);
+      }
+      dispatch_and_check(wt_dev, s, out, &a, 500, name);
+      ws_scheduler_destroy(s);
+      ws_pool_destroy(pool);
+    }
+    WT_CHECK(st == WS_OK && n > 2, "%s: %lu allocations failed in turn, then %s", name, n - 2,
+             ws_status_name(st));
+  }
 }
 
 static void test_errors_on_device(void **state) {
@@ -272,52 +399,135 @@ static void test_errors_on_device(void **state) {
            ws_scheduler_last_error(s));
 }
 
-static void test_pool_records(void **state) {
-  (void)state;
-  enum { CAP = 64, EXTRA = 5, N = CAP + EXTRA };
+/* cap publications and extra past them into a fresh pool of cap slots. */
+static void pool_records_case(uint32_t cap, uint32_t extra) {
+  const uint32_t n = cap + extra;
   const ws_pool_config pc = pool_config(store_stage);
   ws_pool_config small = pc;
-  small.capacity = CAP;
+  small.capacity = cap;
   ws_pool *pool = NULL;
   WT_CHECK(ws_pool_create(wt_dev, &small, &pool) == WS_OK, "ws_pool_create: %s",
            ws_device_last_error(wt_dev));
   /* what a dispatch does first: the free stack and the counts */
   const ws_aux_work *w = ws_pool_work(pool);
   WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
-  ws_buffer *where = wt_buffer(N * 4u), *out = wt_buffer(CAP * 8u);
+  ws_buffer *where = wt_buffer((size_t)n * 4u), *out = wt_buffer((size_t)cap * 8u);
   const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
                             ws_buffer_address(out)};
   ws_kernel publish, read;
   WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
                ws_kernel_find(wt_dev, &t_pool_modules, "t_read", &read) == WS_OK,
            "t_pool kernels: %s", ws_device_last_error(wt_dev));
-  WT_CHECK(ws_kernel_launch(&publish, N, &args, sizeof args) == WS_OK &&
-               ws_kernel_launch(&read, CAP, &args, sizeof args) == WS_OK,
+  WT_CHECK(ws_kernel_launch(&publish, n, &args, sizeof args) == WS_OK &&
+               ws_kernel_launch(&read, cap, &args, sizeof args) == WS_OK,
            "launch: %s", ws_device_last_error(wt_dev));
-  uint32_t slot[N];
-  uint64_t rec[CAP];
-  wt_read(where, slot, sizeof slot);
-  wt_read(out, rec, sizeof rec);
-  uint32_t seen[CAP + 1] = {0};
-  for (uint32_t i = 0; i < N; ++i) {
-    WT_CHECK(slot[i] <= CAP, "publication %u got record %u, outside the %u slots and the spare", i,
-             slot[i], CAP);
+  uint32_t *slot = wt_calloc(n, sizeof *slot), *seen = wt_calloc(cap + 1u, sizeof *seen);
+  uint64_t *rec = wt_calloc(cap, sizeof *rec);
+  wt_read(where, slot, (size_t)n * sizeof *slot);
+  wt_read(out, rec, (size_t)cap * sizeof *rec);
+  for (uint32_t i = 0; i < n; ++i) {
+    WT_CHECK(slot[i] <= cap, "publication %u got record %u, outside the %u slots and the spare", i,
+             slot[i], cap);
     seen[slot[i]] += 1;
-    WT_CHECK(slot[i] == CAP || rec[slot[i]] == i + 1u,
+    WT_CHECK(slot[i] == cap || rec[slot[i]] == i + 1u,
              "slot %u holds %llu, publication %u wrote %u", slot[i],
              (unsigned long long)rec[slot[i]], i, i + 1u);
   }
-  for (uint32_t s = 0; s < CAP; ++s)
+  for (uint32_t s = 0; s < cap; ++s)
     WT_CHECK(seen[s] == 1, "slot %u got %u publications, expected 1", s, seen[s]);
-  WT_CHECK(seen[CAP] == EXTRA, "%u publications went to the spare record, expected %u", seen[CAP],
-           EXTRA);
+  WT_CHECK(seen[cap] == extra, "%u publications went to the spare record, expected %u", seen[cap],
+           extra);
   /* the errors the kernels counted, as a dispatch's boundary observes them */
   uint32_t live = 0;
   WT_CHECK(w->enqueue_count_readback(w->user) == WS_OK && ws_device_synchronize(wt_dev) == WS_OK,
            "count readback: %s", ws_device_last_error(wt_dev));
-  WT_CHECK(w->host_count(w->user, &live) == WS_EPROTO_CLIENT && ws_pool_errors(pool) == EXTRA,
-           "the pool observed %u errors, expected %u", ws_pool_errors(pool), EXTRA);
+  WT_CHECK(w->host_count(w->user, &live) == WS_EPROTO_CLIENT && ws_pool_errors(pool) == extra,
+           "the pool observed %u errors, expected %u", ws_pool_errors(pool), extra);
   ws_pool_destroy(pool);
+}
+
+/* The append storage's rule at an admission boundary (pool.c, Cycles'):
+ * `extent` publications, all but `live` of them released (every other one
+ * first, then from the top); the boundary then compacts when the extent is
+ * at least 32 and at least twice the live count (the live records move into
+ * [0, live) and the extent becomes live), resets an extent with nothing
+ * live, and otherwise leaves it. */
+static void append_rule_case(uint32_t extent, uint32_t live) {
+  enum { CAP = 64 };
+  char what[64];
+  snprintf(what, sizeof what, "append extent %u, %u live", extent, live);
+  ws_pool_config pc = pool_config(store_stage);
+  pc.capacity = CAP;
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK &&
+               ws_pool_set_allocation(pool, WS_POOL_APPEND) == WS_OK,
+           "%s: ws_pool_create: %s", what, ws_device_last_error(wt_dev));
+  const ws_aux_work *w = ws_pool_work(pool);
+  WT_CHECK(w->reset(w->user) == WS_OK, "%s: pool reset: %s", what, ws_device_last_error(wt_dev));
+  ws_buffer *where = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
+  const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
+                            ws_buffer_address(out)};
+  ws_kernel publish, read, release;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_read", &read) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_release", &release) == WS_OK,
+           "t_pool kernels: %s", ws_device_last_error(wt_dev));
+  uint32_t drop[CAP] = {0}, kept = extent;
+  for (uint32_t i = 1; i < extent && kept > live; i += 2, --kept)
+    drop[i] = 1;
+  for (uint32_t i = extent; i-- > 0 && kept > live;)
+    if (!drop[i])
+      drop[i] = 1, --kept;
+  WT_CHECK(ws_kernel_launch(&publish, extent, &args, sizeof args) == WS_OK &&
+               ws_buffer_write(where, 0, drop, sizeof drop) == WS_OK &&
+               ws_kernel_launch(&release, extent, &args, sizeof args) == WS_OK &&
+               w->enqueue_count_readback(w->user) == WS_OK &&
+               ws_device_synchronize(wt_dev) == WS_OK,
+           "%s: launches: %s", what, ws_device_last_error(wt_dev));
+  uint32_t seen_live = 0;
+  WT_CHECK(w->host_count(w->user, &seen_live) == WS_OK && seen_live == live,
+           "%s: the boundary observed %u live: %s", what, seen_live, ws_device_last_error(wt_dev));
+  WT_CHECK(w->prepare_for_admission(w->user) == WS_OK &&
+               ws_kernel_launch(&read, CAP, &args, sizeof args) == WS_OK,
+           "%s: prepare_for_admission: %s", what, ws_device_last_error(wt_dev));
+  ws_pool_storage ps;
+  WT_CHECK(ws_pool_storage_stats(pool, &ps) == WS_OK, "%s: storage statistics", what);
+  const bool compact = live > 0 && extent >= 32u && extent >= 2u * live;
+  const uint32_t want = live == 0 ? 0u : compact ? live : extent;
+  WT_CHECK(ps.extent == want && ps.compactions == (compact ? 1u : 0u) &&
+               ps.reclaims == (live == 0 ? 1u : 0u),
+           "%s: extent %u, %llu compactions, %llu reclaims; expected extent %u, %u, %u", what,
+           ps.extent, (unsigned long long)ps.compactions, (unsigned long long)ps.reclaims, want,
+           compact ? 1u : 0u, live == 0 ? 1u : 0u);
+  if (compact) {
+    /* the kept records (publication i wrote i + 1), each once, below live */
+    uint64_t rec[CAP];
+    wt_read(out, rec, sizeof rec);
+    uint32_t found[CAP] = {0};
+    for (uint32_t s = 0; s < live; ++s)
+      if (rec[s] >= 1u && rec[s] <= extent && !drop[rec[s] - 1u])
+        found[rec[s] - 1u] += 1;
+    for (uint32_t i = 0; i < extent; ++i)
+      WT_CHECK(found[i] == (drop[i] ? 0u : 1u), "%s: publication %u's record is in [0, %u) %u "
+               "times", what, i, live, found[i]);
+  }
+  ws_pool_destroy(pool);
+}
+
+static void test_append_rule(void **state) {
+  (void)state;
+  const uint32_t cases[][2] = {{32, 16}, {31, 15}, {33, 17}, {34, 17}, {64, 32},
+                               {64, 33}, {40, 1},  {40, 0},  {5, 0},   {20, 3}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    append_rule_case(cases[i][0], cases[i][1]);
+}
+
+static void test_pool_records(void **state) {
+  (void)state;
+  pool_records_case(64, 5);
+  /* a free stack of more than two of the chunks reset writes it in (64 Ki
+   * words, pool.c): every slot of every chunk is handed out once */
+  pool_records_case(2u * 65536u + 37u, 3);
 }
 
 int main(int argc, char **argv) {
@@ -327,8 +537,10 @@ int main(int argc, char **argv) {
   wt_init(argc, argv, needs, 3);
   wt_add("device_owns", test_device_owns, NULL);
   wt_add("add_pool", test_add_pool, NULL);
+  wt_add("stage_kernel_errors", test_stage_kernel_errors, NULL);
   wt_add("add_pool_errors", test_add_pool_errors, NULL);
   wt_add("errors_on_device", test_errors_on_device, NULL);
   wt_add("pool_records", test_pool_records, NULL);
+  wt_add("append_rule", test_append_rule, NULL);
   return wt_run("core_owned");
 }

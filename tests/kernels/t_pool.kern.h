@@ -4,7 +4,8 @@
  *              and writes to where[i] the record it got, as a slot index:
  *              (record - payload) / stride, so C for the spare record past
  *              the C slots that a publication into a full pool yields;
- *   t_read     copies the record of slot i (WS_POOL_RECORD) to out[i]. */
+ *   t_read     copies the record of slot i (WS_POOL_RECORD) to out[i];
+ *   t_release  releases slot i from stage 0 where where[i] is not 0. */
 #include "wavesched/pool_kernel.h"
 
 typedef struct t_pool_args {
@@ -24,4 +25,9 @@ WS_KERNEL(t_read, t_pool_args, i, a) {
   WS_PTR(uint64_t, a->out)[i] = *WS_POOL_RECORD(&a->pool, i, const uint64_t);
 }
 
-WS_MODULE(t_pool, WS_MODULE_KERNEL(t_publish) WS_MODULE_KERNEL(t_read))
+WS_KERNEL(t_release, t_pool_args, i, a) {
+  if (WS_PTR(const uint32_t, a->where)[i] != 0u)
+    ws_pool_release(&a->pool, i, 0);
+}
+
+WS_MODULE(t_pool, WS_MODULE_KERNEL(t_publish) WS_MODULE_KERNEL(t_read) WS_MODULE_KERNEL(t_release))

@@ -279,6 +279,8 @@ static void test_null_arguments(void **state) {
   sk.args_size = sizeof ska;
   sk.args = NULL;
   EXPECT(ws_pool_set_stage_kernels(p, &sk), WS_EINVAL);
+  sk.args = &ska; /* a good one, before the allocation is chosen */
+  EXPECT(ws_pool_set_stage_kernels(p, &sk), WS_OK);
   /* issue 18: the allocation is one of the two, and fixed once the view or
    * the work was handed out (both carry it) */
   EXPECT(ws_pool_set_allocation(NULL, WS_POOL_APPEND), WS_EINVAL);
@@ -287,6 +289,11 @@ static void test_null_arguments(void **state) {
   EXPECT(ws_pool_set_allocation(p, WS_POOL_APPEND), WS_OK);
   EXPECT(ws_pool_set_allocation(p, WS_POOL_STACK), WS_OK); /* not handed out: free to change */
   EXPECT(ws_pool_set_allocation(p, WS_POOL_APPEND), WS_OK);
+  /* the device loop's description follows the allocation chosen after the
+   * kernels: its append storage is described */
+  const ws_aux_work *pw = ws_pool_work(p);
+  assert_true(pw->device && pw->device->extent != 0 && pw->device->scratch != 0 &&
+              pw->device->storage_counters != 0);
   const ws_pool_view pv = ws_pool_get_view(p);
   assert_int_equal(pv.mode, WS_POOL_APPEND);
   EXPECT(ws_pool_set_allocation(p, WS_POOL_APPEND), WS_OK); /* the same: nothing changes */
@@ -297,6 +304,13 @@ static void test_null_arguments(void **state) {
   EXPECT(ws_pool_storage_stats(p, NULL), WS_EINVAL);
   EXPECT(ws_pool_storage_stats(p, &ps), WS_OK);
   assert_true(ps.extent == 0 && ps.reclaims == 0 && ps.compactions == 0);
+  /* each stage's counters exist, and none past the last; nowhere to write */
+  ws_pool_counters pcnt;
+  EXPECT(ws_pool_stage_counters(p, 0, &pcnt), WS_OK);
+  EXPECT(ws_pool_stage_counters(p, 1, &pcnt), WS_EINVAL);
+  EXPECT(ws_pool_stage_counters(p, 0, NULL), WS_EINVAL);
+  assert_int_equal(ws_pool_live(NULL), 0);
+  assert_int_equal(ws_pool_errors(NULL), 0);
   ws_pool_destroy(p);
   p = ppoison;
   pc.run_stage = noop_stage;
@@ -1437,6 +1451,30 @@ static void limited_child(void) {
   if (ws_buffer_create(d, (size_t)384 << 20, &b) != WS_EDEVMEM || b ||
       ws_testing_backend_calls(d) != 0)
     _exit(14);
+  /* a pool whose buffers each fit but not together: the message gives its
+   * payload and its whole footprint, (C + 1) x stride + 2 x 4C + (3 + S) x 4
+   * bytes (pool.c), against what is available */
+  uint64_t largest = 0;
+  if (ws_device_memory_available(d, &avail, &largest) != WS_OK)
+    _exit(16);
+  static const char *const stages[] = {"only"};
+  static const ws_aux_producer prod[] = {{"c1", 1}};
+  const uint32_t cap = (uint32_t)(avail / 8u);
+  const ws_pool_config pc = {"limited", cap, 1, stages, 4, prod, 1, noop_stage, NULL};
+  const uint64_t payload = ((uint64_t)cap + 1u) * 4u, need = payload + 8u * cap + 16u;
+  char want[256];
+  snprintf(want, sizeof want,
+           "ws_pool_create: pool 'limited': capacity %u x payload_stride 4 + 1 spare record = "
+           "%" PRIu64 " payload bytes: %" PRIu64 " bytes of device memory needed, %" PRIu64
+           " available on the cpu device",
+           cap, payload, need, avail);
+  ws_pool *p = NULL;
+  if (payload > largest || ws_pool_create(d, &pc, &p) != WS_EDEVMEM || p)
+    _exit(17);
+  if (strcmp(ws_device_last_error(d), want) != 0) {
+    printf("  pool: '%s', expected '%s'\n", ws_device_last_error(d), want);
+    _exit(18);
+  }
   /* what fits still works */
   c = small_config(1u << 16);
   if (ws_scheduler_create(d, &rig_coroutine, &c, &s) != WS_OK)

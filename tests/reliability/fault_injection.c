@@ -14,7 +14,7 @@
  *   scenario  on one device (opening a Vulkan device on lavapipe takes most
  *             of a second): pools (ws_pool) create, scheduler create,
  *             add_aux, dispatch, read and check the results, dispatch again
- *             (reuse), destroy everything, for five configurations.
+ *             (reuse), destroy everything, for six configurations.
  *
  * For every N:
  *   - every call returns WS_OK or an error that fits the fault: WS_ENOMEM for
@@ -84,6 +84,7 @@ typedef struct variant {
   int accounting; /* 0 materialized, 1 incremental, 2 fused */
   bool compaction, verify, mega, allq, partial;
   uint32_t works, N, R;
+  bool append; /* the pools allocate by append (their extent resets and compactions) */
 } variant;
 
 /* What a fault may turn into (see the header comment). */
@@ -105,6 +106,7 @@ typedef struct outcome {
   unsigned long calls;    /* backend calls (FAULT_BACKEND) */
   unsigned long setup_calls; /* of which before the first dispatch */
   unsigned long faults;   /* injected backend faults that fired */
+  ws_device *dev;         /* whose message a call without a scheduler leaves */
 } outcome;
 
 /* Status histogram over a sweep (index -code). */
@@ -140,6 +142,15 @@ static bool chk(outcome *o, ws_status st, const char *call, const ws_scheduler *
   }
   if (s && ws_scheduler_last_error(s)[0] == '\0')
     fail_at(o, "%s returned %s with an empty scheduler message", call, ws_status_name(st));
+  /* The cause travels up: every layer that reports a backend fault quotes
+   * the message of the layer below, down to the fault's own: the wrapper's
+   * text, or the driver error a backend's own allocation then emulates
+   * (src/core/fault.h). */
+  const char *msg = s ? ws_scheduler_last_error(s) : o->dev ? ws_device_last_error(o->dev) : NULL;
+  if (o->kind == FAULT_BACKEND && msg && !strstr(msg, "injected fault") &&
+      !strstr(msg, "VK_ERROR_OUT_OF_DEVICE_MEMORY") && !strstr(msg, "cudaErrorMemoryAllocation"))
+    fail_at(o, "%s returned %s, and its message lost the fault's: '%s'", call,
+            ws_status_name(st), msg);
   g_hist[-(int)st] += 1;
   if (o->errors++ == 0) {
     o->first = st;
@@ -267,7 +278,9 @@ static void scenario(const variant *v, fault_kind kind, unsigned long n, outcome
     /* the wrapper stays installed (and counting) for the whole sweep */
     assert_int_equal(ws_testing_fail_backend_after(dev, kind == FAULT_BACKEND ? n : 0), WS_OK);
   }
+  o->dev = dev;
   rig_init(&r, dev, v->N, v->works, v->R, v->partial);
+  r.append = v->append;
   if (!chk(o, rig_create(&r), "rig_create (buffers, ws_pool_create)", NULL))
     goto out;
   ws_scheduler_config cfg = variant_config(v);
@@ -392,7 +405,7 @@ static ws_status open_device(ws_device **out) {
 }
 
 static void open_sweep(fault_kind kind) {
-  variant none = {"ws_device_create", 0, 0, false, false, false, false, false, 0, 0, 0};
+  variant none = {"ws_device_create", 0, 0, false, false, false, false, false, 0, 0, 0, false};
   const unsigned long live0 = ws_testing_live_allocations();
   /* the clean open counts what there is to fail */
   const unsigned long total0 = ws_testing_total_allocations();
@@ -449,13 +462,20 @@ static void test_open_faults(void **state) {
 }
 
 /* ---- the variants: every layout, accounting, compaction, verification,
- * partial admission, one and two works, the megakernel, all-queues ---- */
+ * partial admission, one and two works, the megakernel, all-queues, append
+ * pools ---- */
 static const variant variants[] = {
-    {"aos/incremental/compact/1 work", WS_LAYOUT_AOS, 1, true, false, false, false, false, 1, 12, 4},
-    {"soa/materialized/nocompact/verify/2", WS_LAYOUT_SOA, 0, false, true, false, false, false, 2, 12, 4},
-    {"soa/fused/compact/partial/2 works", WS_LAYOUT_SOA, 2, true, false, false, false, true, 2, 12, 4},
-    {"aos/materialized/all-queues", WS_LAYOUT_AOS, 0, true, true, false, true, false, 0, 12, 4},
-    {"megakernel", WS_LAYOUT_AOS, 1, true, false, true, false, false, 0, 12, 4},
+    {"aos/incremental/compact/1 work", WS_LAYOUT_AOS, 1, true, false, false, false, false, 1, 12, 4,
+     false},
+    {"soa/materialized/nocompact/verify/2", WS_LAYOUT_SOA, 0, false, true, false, false, false, 2,
+     12, 4, false},
+    {"soa/fused/compact/partial/2 works", WS_LAYOUT_SOA, 2, true, false, false, false, true, 2, 12,
+     4, false},
+    {"aos/materialized/all-queues", WS_LAYOUT_AOS, 0, true, true, false, true, false, 0, 12, 4,
+     false},
+    {"megakernel", WS_LAYOUT_AOS, 1, true, false, true, false, false, 0, 12, 4, false},
+    {"aos/fused/append pools/2 works", WS_LAYOUT_AOS, 2, true, false, false, false, false, 2, 12, 4,
+     true},
 };
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 

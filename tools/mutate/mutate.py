@@ -142,18 +142,26 @@ def run(cmd, cwd, timeout):
     ctest --timeout, so a mutant that hangs a test is stopped here: the
     process group, test programs included, is killed)."""
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, start_new_session=True)
+                         text=True, errors="replace", start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)
         return p.returncode, out
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        kill_group(p.pid)
         out, _ = p.communicate()
         return None, out
     except BaseException:
         # interrupted (SIGTERM, ^C): no build or test of a mutant outlives the run
-        os.killpg(p.pid, signal.SIGKILL)
+        kill_group(p.pid)
         raise
+
+
+def kill_group(pid):
+    """Kills the process group of a command, which may have ended already."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def first_failures(log):
