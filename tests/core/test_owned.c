@@ -22,7 +22,9 @@
  *                     device and a coroutine; it and ws_scheduler_add_pool,
  *                     with each host allocation failed in turn, answer
  *                     WS_ENOMEM naming the call, register nothing, and work
- *                     when retried;
+ *                     when retried; its backend calls failed in turn leave
+ *                     a message naming the pool and the fault, and no leak;
+ *                     its stage counters read zero before any dispatch;
  *   errors_on_device  a dispatch's error message is on the device as well
  *                     as on the scheduler;
  *   pool_records      WS_POOL_PUBLISH gives each of C publications its own
@@ -385,6 +387,38 @@ static void test_stage_kernel_errors(void **state) {
     WT_CHECK(st == WS_OK && n > 2, "%s: %lu allocations failed in turn, then %s", name, n - 2,
              ws_status_name(st));
   }
+  /* ws_pool_set_stage_kernels' backend calls (its counters' buffer and
+   * their fill) failed in turn, on a device of its own (the fault wrapper
+   * lives with it): the error names the pool and the fault, and nothing
+   * is left allocated once the pool is gone */
+  ws_device *dev = own_device();
+  WT_CHECK(ws_kernel_find(dev, &collatz_modules, "collatz_store", &sk.kernel) == WS_OK,
+           "collatz_store: %s", ws_device_last_error(dev));
+  WT_CHECK(ws_testing_fail_backend_after(dev, 0) == WS_OK, "the fault wrapper");
+  ws_status st = WS_EBACKEND;
+  unsigned long n = 1;
+  for (; st != WS_OK && n < 20; ++n) {
+    const unsigned long live0 = ws_testing_live_allocations();
+    WT_CHECK(ws_pool_create(dev, &pc, &pool) == WS_OK, "ws_pool_create: %s",
+             ws_device_last_error(dev));
+    WT_CHECK(ws_testing_fail_backend_after(dev, n) == WS_OK, "the fault wrapper");
+    st = ws_pool_set_stage_kernels(pool, &sk);
+    WT_CHECK(ws_testing_fail_backend_after(dev, 0) == WS_OK, "the fault wrapper");
+    const char *msg = ws_device_last_error(dev);
+    WT_CHECK(st == WS_OK || ((st == WS_EDEVMEM || st == WS_EBACKEND) &&
+                             strstr(msg, "pool 'results': cannot allocate its stage counters: ") &&
+                             strstr(msg, "injected fault")),
+             "ws_pool_set_stage_kernels, backend call %lu failed: %s (%s)", n,
+             ws_status_name(st), msg);
+    ws_pool_destroy(pool);
+    /* the device would free a lost buffer only when it goes */
+    WT_CHECK(ws_testing_live_allocations() == live0,
+             "ws_pool_set_stage_kernels, backend call %lu failed: %lu allocations left", n,
+             ws_testing_live_allocations() - live0);
+  }
+  WT_CHECK(st == WS_OK && n > 2, "ws_pool_set_stage_kernels: %lu backend calls failed in turn, "
+           "then %s", n - 2, ws_status_name(st));
+  ws_device_destroy(dev);
 }
 
 static void test_errors_on_device(void **state) {
