@@ -401,6 +401,8 @@ static void test_stage_kernel_errors(void **state) {
     const unsigned long live0 = ws_testing_live_allocations();
     WT_CHECK(ws_pool_create(dev, &pc, &pool) == WS_OK, "ws_pool_create: %s",
              ws_device_last_error(dev));
+    const collatz_args a = {ws_pool_get_view(pool), 0}; /* never dispatched */
+    sk.args = &a;
     WT_CHECK(ws_testing_fail_backend_after(dev, n) == WS_OK, "the fault wrapper");
     st = ws_pool_set_stage_kernels(pool, &sk);
     WT_CHECK(ws_testing_fail_backend_after(dev, 0) == WS_OK, "the fault wrapper");
