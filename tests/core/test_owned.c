@@ -31,8 +31,12 @@
  *                     slot's record, and the ones past a full pool the spare
  *                     record past the C slots (never memory the pool does
  *                     not own), counting an error each; WS_POOL_RECORD reads
- *                     back what was written (tests/kernels/t_pool.kern.h);
- *                     with a free stack of more than two of reset's chunks;
+ *                     back what was written (tests/kernels/t_pool.kern.h),
+ *                     and the state words keep free + stage counts = C; in
+ *                     both allocations, with a free stack of more than two
+ *                     of reset's chunks, and past an append extent with
+ *                     free slots below it; a release of a free slot counts
+ *                     an error;
  *   append_rule       an append pool's boundary compacts exactly when its
  *                     extent is at least 32 and at least twice the live
  *                     count, moving every live record below the live count,
@@ -435,15 +439,17 @@ static void test_errors_on_device(void **state) {
            ws_scheduler_last_error(s));
 }
 
-/* cap publications and extra past them into a fresh pool of cap slots. */
-static void pool_records_case(uint32_t cap, uint32_t extra) {
+/* cap publications and extra past them into a fresh pool of cap slots
+ * allocating by `mode` (WS_POOL_STACK or WS_POOL_APPEND). */
+static void pool_records_case(uint32_t cap, uint32_t extra, uint32_t mode) {
   const uint32_t n = cap + extra;
   const ws_pool_config pc = pool_config(store_stage);
   ws_pool_config small = pc;
   small.capacity = cap;
   ws_pool *pool = NULL;
-  WT_CHECK(ws_pool_create(wt_dev, &small, &pool) == WS_OK, "ws_pool_create: %s",
-           ws_device_last_error(wt_dev));
+  WT_CHECK(ws_pool_create(wt_dev, &small, &pool) == WS_OK &&
+               ws_pool_set_allocation(pool, mode) == WS_OK,
+           "ws_pool_create: %s", ws_device_last_error(wt_dev));
   /* what a dispatch does first: the free stack and the counts */
   const ws_aux_work *w = ws_pool_work(pool);
   WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
@@ -473,6 +479,23 @@ static void pool_records_case(uint32_t cap, uint32_t extra) {
     WT_CHECK(seen[s] == 1, "slot %u got %u publications, expected 1", s, seen[s]);
   WT_CHECK(seen[cap] == extra, "%u publications went to the spare record, expected %u", seen[cap],
            extra);
+  /* the state words keep the invariant free + stage counts = C: a refused
+   * publication gives its slot back and counts an error; an append pool's
+   * extent went past C once for each */
+  ws_kernel state;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
+               ws_kernel_launch(&state, 4, &args, sizeof args) == WS_OK,
+           "t_state: %s", ws_device_last_error(wt_dev));
+  uint64_t words[4];
+  wt_read(out, words, sizeof words);
+  /* the free count refuses first: the extent stops at C */
+  const uint64_t extent = mode == WS_POOL_APPEND ? cap : 0u;
+  WT_CHECK(words[0] == 0 && words[1] == extra && words[2] == cap && words[3] == extent,
+           "%s pool: free count %llu, errors %llu, stage count %llu, extent %llu; expected 0, "
+           "%u, %u, %llu",
+           mode == WS_POOL_APPEND ? "append" : "free-stack", (unsigned long long)words[0],
+           (unsigned long long)words[1], (unsigned long long)words[2],
+           (unsigned long long)words[3], extra, cap, (unsigned long long)extent);
   /* the errors the kernels counted, as a dispatch's boundary observes them */
   uint32_t live = 0;
   WT_CHECK(w->enqueue_count_readback(w->user) == WS_OK && ws_device_synchronize(wt_dev) == WS_OK,
@@ -558,12 +581,99 @@ static void test_append_rule(void **state) {
     append_rule_case(cases[i][0], cases[i][1]);
 }
 
+/* An append pool with holes but no room above its extent: a full extent of
+ * 64, 10 of them released, then 3 publications. The free count lets them
+ * through, the extent refuses them (the spare record, an error each, the
+ * free count given back), and it stays past C by 3. */
+static void append_overflow_case(void) {
+  enum { CAP = 64, HOLES = 10, MORE = 3 };
+  ws_pool_config pc = pool_config(store_stage);
+  pc.capacity = CAP;
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK &&
+               ws_pool_set_allocation(pool, WS_POOL_APPEND) == WS_OK,
+           "ws_pool_create: %s", ws_device_last_error(wt_dev));
+  const ws_aux_work *w = ws_pool_work(pool);
+  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
+  ws_buffer *where = wt_buffer(CAP * 4u), *drop = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
+  const t_pool_args pub = {ws_pool_get_view(pool), ws_buffer_address(where),
+                           ws_buffer_address(out)};
+  t_pool_args rel = pub;
+  rel.where = ws_buffer_address(drop);
+  uint32_t mask[CAP] = {0};
+  for (uint32_t i = 0; i < HOLES; ++i)
+    mask[3u * i + 1u] = 1;
+  ws_kernel publish, release, state;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_release", &release) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
+               ws_kernel_launch(&publish, CAP, &pub, sizeof pub) == WS_OK &&
+               ws_buffer_write(drop, 0, mask, sizeof mask) == WS_OK &&
+               ws_kernel_launch(&release, CAP, &rel, sizeof rel) == WS_OK &&
+               ws_kernel_launch(&publish, MORE, &pub, sizeof pub) == WS_OK,
+           "launches: %s", ws_device_last_error(wt_dev));
+  uint32_t slot[MORE];
+  wt_read(where, slot, sizeof slot);
+  for (uint32_t i = 0; i < MORE; ++i)
+    WT_CHECK(slot[i] == CAP, "publication %u past the extent got record %u, not the spare %u", i,
+             slot[i], CAP);
+  WT_CHECK(ws_kernel_launch(&state, 4, &pub, sizeof pub) == WS_OK, "t_state: %s",
+           ws_device_last_error(wt_dev));
+  uint64_t words[4];
+  wt_read(out, words, sizeof words);
+  WT_CHECK(words[0] == HOLES && words[1] == MORE && words[2] == CAP - HOLES &&
+               words[3] == CAP + MORE,
+           "append pool past its extent: free count %llu, errors %llu, stage count %llu, extent "
+           "%llu; expected %u, %u, %u, %u",
+           (unsigned long long)words[0], (unsigned long long)words[1],
+           (unsigned long long)words[2], (unsigned long long)words[3], HOLES, MORE, CAP - HOLES,
+           CAP + MORE);
+  ws_pool_destroy(pool);
+}
+
+/* A release of a slot that is already free (the pool's 8 items published,
+ * all released, then the first again) counts an error and writes no free
+ * stack entry past C. */
+static void double_release_case(void) {
+  enum { CAP = 8 };
+  ws_pool_config pc = pool_config(store_stage);
+  pc.capacity = CAP;
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK, "ws_pool_create: %s",
+           ws_device_last_error(wt_dev));
+  const ws_aux_work *w = ws_pool_work(pool);
+  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
+  ws_buffer *where = wt_buffer(CAP * 4u), *drop = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
+  const t_pool_args pub = {ws_pool_get_view(pool), ws_buffer_address(where),
+                           ws_buffer_address(out)};
+  t_pool_args rel = pub;
+  rel.where = ws_buffer_address(drop);
+  ws_kernel publish, release, state;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_release", &release) == WS_OK &&
+               ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
+               ws_kernel_launch(&publish, CAP, &pub, sizeof pub) == WS_OK &&
+               ws_buffer_fill_u32(drop, 0, 1, CAP) == WS_OK &&
+               ws_kernel_launch(&release, CAP, &rel, sizeof rel) == WS_OK &&
+               ws_kernel_launch(&release, 1, &rel, sizeof rel) == WS_OK &&
+               ws_kernel_launch(&state, 2, &pub, sizeof pub) == WS_OK,
+           "launches: %s", ws_device_last_error(wt_dev));
+  uint64_t words[2];
+  wt_read(out, words, sizeof words);
+  WT_CHECK(words[1] == 1, "a second release of a free slot: %llu errors counted, expected 1",
+           (unsigned long long)words[1]);
+  ws_pool_destroy(pool);
+}
+
 static void test_pool_records(void **state) {
   (void)state;
-  pool_records_case(64, 5);
+  pool_records_case(64, 5, WS_POOL_STACK);
+  pool_records_case(64, 5, WS_POOL_APPEND);
+  append_overflow_case();
+  double_release_case();
   /* a free stack of more than two of the chunks reset writes it in (64 Ki
    * words, pool.c): every slot of every chunk is handed out once */
-  pool_records_case(2u * 65536u + 37u, 3);
+  pool_records_case(2u * 65536u + 37u, 3, WS_POOL_STACK);
 }
 
 int main(int argc, char **argv) {

@@ -5,7 +5,9 @@
  *              (record - payload) / stride, so C for the spare record past
  *              the C slots that a publication into a full pool yields;
  *   t_read     copies the record of slot i (WS_POOL_RECORD) to out[i];
- *   t_release  releases slot i from stage 0 where where[i] is not 0. */
+ *   t_release  releases slot i from stage 0 where where[i] is not 0;
+ *   t_state    copies state word i (free count, errors, stage counts,
+ *              extent) to out[i]. */
 #include "wavesched/pool_kernel.h"
 
 typedef struct t_pool_args {
@@ -30,4 +32,9 @@ WS_KERNEL(t_release, t_pool_args, i, a) {
     ws_pool_release(&a->pool, i, 0);
 }
 
-WS_MODULE(t_pool, WS_MODULE_KERNEL(t_publish) WS_MODULE_KERNEL(t_read) WS_MODULE_KERNEL(t_release))
+WS_KERNEL(t_state, t_pool_args, i, a) {
+  WS_PTR(uint64_t, a->out)[i] = WS_PTR(const uint32_t, a->pool.state)[i];
+}
+
+WS_MODULE(t_pool, WS_MODULE_KERNEL(t_publish) WS_MODULE_KERNEL(t_read) WS_MODULE_KERNEL(t_release)
+                      WS_MODULE_KERNEL(t_state))
