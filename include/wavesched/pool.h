@@ -108,7 +108,10 @@ ws_status ws_pool_set_allocation(ws_pool *pool, uint32_t allocation);
  * (argument blocks copied; an argument block usually holds the pool's view,
  * hence a call after creation). Then the pool's work can run in the device
  * loop (ws_aux_device), and without run_stage the host loop launches the
- * same kernels. Call before registering the work; again to replace them. */
+ * same kernels. Call before registering the work; again to replace them.
+ * WS_EINVAL (a kernel of another device, a coroutine, a block of the wrong
+ * size), WS_ENOMEM or a device-memory error leave the pool as it was: a
+ * retry is safe. */
 ws_status ws_pool_set_stage_kernels(ws_pool *pool, const ws_aux_stage_kernel *kernels);
 /** Device addresses for kernels; stable for the pool's life. */
 ws_pool_view ws_pool_get_view(const ws_pool *pool);
