@@ -328,7 +328,7 @@ typedef struct aux_case {
 } aux_case;
 
 /* What a pool counted in a dispatch: its stages' counters and its storage
- * statistics (zero but for free-stack pools). */
+ * statistics (zero for a free-stack pool). */
 typedef struct pool_record {
   ws_pool_counters stage[FZ_MAX_STAGES];
   ws_pool_storage storage;
@@ -558,7 +558,8 @@ static void test_errors(void **state) {
    * error word rises while the live count stays within the allowance, so
    * only the error word (ws_aux_device.error) tells the device loop */
   static const char *const what[4] = {"invalid continuation index", "producer over its bound",
-                                      "full pool's error word", "append extent below the live count"};
+                                      "full pool's error word",
+                                      "append extent below the live count"};
   for (int kind = 0; kind < 4; ++kind) {
     outcome o[2];
     for (int k = 0; k < 2; ++k) {

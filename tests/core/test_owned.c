@@ -300,11 +300,12 @@ static void test_add_pool_errors(void **state) {
   ws_pool_destroy(good);
 }
 
-/* ws_pool_set_stage_kernels refuses a kernel of another device and a
- * coroutine, each alone; and ws_pool_set_stage_kernels and
+/* ws_pool_set_stage_kernels' counters read zero before any dispatch; it
+ * refuses a kernel of another device and a coroutine, each alone; it and
  * ws_scheduler_add_pool with every host allocation failed in turn answer
  * WS_ENOMEM with a message naming the call, register nothing, and work
- * when retried. */
+ * when retried; its backend calls failed in turn name the pool and the
+ * fault and leave nothing allocated. */
 static void test_stage_kernel_errors(void **state) {
   (void)state;
   const ws_pool_config pc = pool_config(store_stage);
@@ -362,7 +363,8 @@ static void test_stage_kernel_errors(void **state) {
       WT_CHECK(ws_kernel_find(wt_dev, &collatz_modules, "collatz_store", &sk.kernel) == WS_OK,
                "collatz_store: %s", ws_device_last_error(wt_dev));
       ws_testing_fail_alloc_after(n);
-      st = call ? ws_scheduler_add_pool(s, pool, &a, sizeof a) : ws_pool_set_stage_kernels(pool, &sk);
+      st = call ? ws_scheduler_add_pool(s, pool, &a, sizeof a)
+                : ws_pool_set_stage_kernels(pool, &sk);
       ws_testing_fail_alloc_after(0);
       const char *msg = call ? ws_scheduler_last_error(s) : ws_device_last_error(wt_dev);
       WT_CHECK(st == WS_OK || st == WS_ENOMEM, "%s, allocation %lu failed: %s (%s)", name, n,
@@ -376,14 +378,13 @@ static void test_stage_kernel_errors(void **state) {
         WT_CHECK(ws_scheduler_aux_stats_count(s) == 0, "%s, allocation %lu failed: registered",
                  name, n);
         /* the retry works: the pool kept nothing half-made */
-        WT_OK(call ? ws_scheduler_add_pool(s, pool, &a, sizeof a)
-                   : ws_pool_set_stage_kernels(pool, &sk) == WS_OK
-                         ? ws_scheduler_add_pool(s, pool, NULL, 0)
-                         : WS_ENOMEM,
-              s, name);
-      } else if (!call) {
-        WT_OK(ws_scheduler_add_pool(s, pool, NULL, 0), s, name);
+        if (!call)
+          WT_CHECK(ws_pool_set_stage_kernels(pool, &sk) == WS_OK,
+                   "%s, allocation %lu failed: the retry: %s", name, n,
+                   ws_device_last_error(wt_dev));
       }
+      if (!call || st == WS_ENOMEM) /* the kernels set, or add_pool's retry */
+        WT_OK(ws_scheduler_add_pool(s, pool, call ? &a : NULL, call ? sizeof a : 0), s, name);
       dispatch_and_check(wt_dev, s, out, &a, 500, name);
       ws_scheduler_destroy(s);
       ws_pool_destroy(pool);
@@ -414,16 +415,17 @@ static void test_stage_kernel_errors(void **state) {
     WT_CHECK(st == WS_OK || ((st == WS_EDEVMEM || st == WS_EBACKEND) &&
                              strstr(msg, "pool 'results': cannot allocate its stage counters: ") &&
                              strstr(msg, "injected fault")),
-             "ws_pool_set_stage_kernels, backend call %lu failed: %s (%s)", n,
-             ws_status_name(st), msg);
+             "ws_pool_set_stage_kernels, backend call %lu failed: %s (%s)", n, ws_status_name(st),
+             msg);
     ws_pool_destroy(pool);
     /* the device would free a lost buffer only when it goes */
     WT_CHECK(ws_testing_live_allocations() == live0,
              "ws_pool_set_stage_kernels, backend call %lu failed: %lu allocations left", n,
              ws_testing_live_allocations() - live0);
   }
-  WT_CHECK(st == WS_OK && n > 2, "ws_pool_set_stage_kernels: %lu backend calls failed in turn, "
-           "then %s", n - 2, ws_status_name(st));
+  WT_CHECK(st == WS_OK && n > 2,
+           "ws_pool_set_stage_kernels: %lu backend calls failed in turn, then %s", n - 2,
+           ws_status_name(st));
   ws_device_destroy(dev);
 }
 
@@ -480,8 +482,7 @@ static void pool_records_case(uint32_t cap, uint32_t extra, uint32_t mode) {
   WT_CHECK(seen[cap] == extra, "%u publications went to the spare record, expected %u", seen[cap],
            extra);
   /* the state words keep the invariant free + stage counts = C: a refused
-   * publication gives its slot back and counts an error; an append pool's
-   * extent went past C once for each */
+   * publication gives its slot back and counts an error */
   ws_kernel state;
   WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
                ws_kernel_launch(&state, 4, &args, sizeof args) == WS_OK,
@@ -494,8 +495,8 @@ static void pool_records_case(uint32_t cap, uint32_t extra, uint32_t mode) {
            "%s pool: free count %llu, errors %llu, stage count %llu, extent %llu; expected 0, "
            "%u, %u, %llu",
            mode == WS_POOL_APPEND ? "append" : "free-stack", (unsigned long long)words[0],
-           (unsigned long long)words[1], (unsigned long long)words[2],
-           (unsigned long long)words[3], extra, cap, (unsigned long long)extent);
+           (unsigned long long)words[1], (unsigned long long)words[2], (unsigned long long)words[3],
+           extra, cap, (unsigned long long)extent);
   /* the errors the kernels counted, as a dispatch's boundary observes them */
   uint32_t live = 0;
   WT_CHECK(w->enqueue_count_readback(w->user) == WS_OK && ws_device_synchronize(wt_dev) == WS_OK,
@@ -567,8 +568,8 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
       if (rec[s] >= 1u && rec[s] <= extent && !drop[rec[s] - 1u])
         found[rec[s] - 1u] += 1;
     for (uint32_t i = 0; i < extent; ++i)
-      WT_CHECK(found[i] == (drop[i] ? 0u : 1u), "%s: publication %u's record is in [0, %u) %u "
-               "times", what, i, live, found[i]);
+      WT_CHECK(found[i] == (drop[i] ? 0u : 1u),
+               "%s: publication %u's record is in [0, %u) %u times", what, i, live, found[i]);
   }
   ws_pool_destroy(pool);
 }
@@ -625,9 +626,8 @@ static void append_overflow_case(void) {
                words[3] == CAP + MORE,
            "append pool past its extent: free count %llu, errors %llu, stage count %llu, extent "
            "%llu; expected %u, %u, %u, %u",
-           (unsigned long long)words[0], (unsigned long long)words[1],
-           (unsigned long long)words[2], (unsigned long long)words[3], HOLES, MORE, CAP - HOLES,
-           CAP + MORE);
+           (unsigned long long)words[0], (unsigned long long)words[1], (unsigned long long)words[2],
+           (unsigned long long)words[3], HOLES, MORE, CAP - HOLES, CAP + MORE);
   ws_pool_destroy(pool);
 }
 
