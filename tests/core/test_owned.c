@@ -441,27 +441,38 @@ static void test_errors_on_device(void **state) {
            ws_scheduler_last_error(s));
 }
 
+/* A pool of `cap` slots allocating by `mode`, reset as a dispatch would
+ * (the free stack or the extent, the counts); `*w` its work. */
+static ws_pool *fresh_pool(uint32_t cap, uint32_t mode, const ws_aux_work **w) {
+  ws_pool_config pc = pool_config(store_stage);
+  pc.capacity = cap;
+  ws_pool *pool = NULL;
+  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK &&
+               ws_pool_set_allocation(pool, mode) == WS_OK,
+           "ws_pool_create: %s", ws_device_last_error(wt_dev));
+  *w = ws_pool_work(pool);
+  WT_CHECK((*w)->reset((*w)->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
+  return pool;
+}
+
+/* A kernel of tests/kernels/t_pool.kern.h. */
+static ws_kernel t_pool_kernel(const char *name) {
+  ws_kernel k;
+  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, name, &k) == WS_OK, "%s: %s", name,
+           ws_device_last_error(wt_dev));
+  return k;
+}
+
 /* cap publications and extra past them into a fresh pool of cap slots
  * allocating by `mode` (WS_POOL_STACK or WS_POOL_APPEND). */
 static void pool_records_case(uint32_t cap, uint32_t extra, uint32_t mode) {
   const uint32_t n = cap + extra;
-  const ws_pool_config pc = pool_config(store_stage);
-  ws_pool_config small = pc;
-  small.capacity = cap;
-  ws_pool *pool = NULL;
-  WT_CHECK(ws_pool_create(wt_dev, &small, &pool) == WS_OK &&
-               ws_pool_set_allocation(pool, mode) == WS_OK,
-           "ws_pool_create: %s", ws_device_last_error(wt_dev));
-  /* what a dispatch does first: the free stack and the counts */
-  const ws_aux_work *w = ws_pool_work(pool);
-  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
+  const ws_aux_work *w = NULL;
+  ws_pool *pool = fresh_pool(cap, mode, &w);
   ws_buffer *where = wt_buffer((size_t)n * 4u), *out = wt_buffer((size_t)cap * 8u);
   const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
                             ws_buffer_address(out)};
-  ws_kernel publish, read;
-  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_read", &read) == WS_OK,
-           "t_pool kernels: %s", ws_device_last_error(wt_dev));
+  const ws_kernel publish = t_pool_kernel("t_publish"), read = t_pool_kernel("t_read");
   WT_CHECK(ws_kernel_launch(&publish, n, &args, sizeof args) == WS_OK &&
                ws_kernel_launch(&read, cap, &args, sizeof args) == WS_OK,
            "launch: %s", ws_device_last_error(wt_dev));
@@ -483,10 +494,9 @@ static void pool_records_case(uint32_t cap, uint32_t extra, uint32_t mode) {
            extra);
   /* the state words keep the invariant free + stage counts = C: a refused
    * publication gives its slot back and counts an error */
-  ws_kernel state;
-  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
-               ws_kernel_launch(&state, 4, &args, sizeof args) == WS_OK,
-           "t_state: %s", ws_device_last_error(wt_dev));
+  const ws_kernel state = t_pool_kernel("t_state");
+  WT_CHECK(ws_kernel_launch(&state, 4, &args, sizeof args) == WS_OK, "t_state: %s",
+           ws_device_last_error(wt_dev));
   uint64_t words[4];
   wt_read(out, words, sizeof words);
   /* the free count refuses first: the extent stops at C */
@@ -516,22 +526,13 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
   enum { CAP = 64 };
   char what[64];
   snprintf(what, sizeof what, "append extent %u, %u live", extent, live);
-  ws_pool_config pc = pool_config(store_stage);
-  pc.capacity = CAP;
-  ws_pool *pool = NULL;
-  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK &&
-               ws_pool_set_allocation(pool, WS_POOL_APPEND) == WS_OK,
-           "%s: ws_pool_create: %s", what, ws_device_last_error(wt_dev));
-  const ws_aux_work *w = ws_pool_work(pool);
-  WT_CHECK(w->reset(w->user) == WS_OK, "%s: pool reset: %s", what, ws_device_last_error(wt_dev));
+  const ws_aux_work *w = NULL;
+  ws_pool *pool = fresh_pool(CAP, WS_POOL_APPEND, &w);
   ws_buffer *where = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
   const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
                             ws_buffer_address(out)};
-  ws_kernel publish, read, release;
-  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_read", &read) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_release", &release) == WS_OK,
-           "t_pool kernels: %s", ws_device_last_error(wt_dev));
+  const ws_kernel publish = t_pool_kernel("t_publish"), read = t_pool_kernel("t_read"),
+                  release = t_pool_kernel("t_release");
   uint32_t drop[CAP] = {0}, kept = extent;
   for (uint32_t i = 1; i < extent && kept > live; i += 2, --kept)
     drop[i] = 1;
@@ -582,53 +583,61 @@ static void test_append_rule(void **state) {
     append_rule_case(cases[i][0], cases[i][1]);
 }
 
+/* A fresh pool of `cap` slots with the argument blocks of its
+ * publications (where[] receives their records, out[] what t_read and
+ * t_state copy) and of its releases (drop[i] != 0: release slot i). */
+typedef struct pool_run {
+  ws_pool *pool;
+  ws_buffer *where, *drop, *out;
+  t_pool_args pub, rel;
+} pool_run;
+
+static void pool_run_init(pool_run *r, uint32_t cap, uint32_t mode) {
+  const ws_aux_work *w = NULL;
+  r->pool = fresh_pool(cap, mode, &w);
+  r->where = wt_buffer(cap * 4u);
+  r->drop = wt_buffer(cap * 4u);
+  r->out = wt_buffer(cap * 8u);
+  const t_pool_args a = {ws_pool_get_view(r->pool), ws_buffer_address(r->where),
+                         ws_buffer_address(r->out)};
+  r->pub = r->rel = a;
+  r->rel.where = ws_buffer_address(r->drop);
+}
+
 /* An append pool with holes but no room above its extent: a full extent of
  * 64, 10 of them released, then 3 publications. The free count lets them
  * through, the extent refuses them (the spare record, an error each, the
  * free count given back), and it stays past C by 3. */
 static void append_overflow_case(void) {
   enum { CAP = 64, HOLES = 10, MORE = 3 };
-  ws_pool_config pc = pool_config(store_stage);
-  pc.capacity = CAP;
-  ws_pool *pool = NULL;
-  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK &&
-               ws_pool_set_allocation(pool, WS_POOL_APPEND) == WS_OK,
-           "ws_pool_create: %s", ws_device_last_error(wt_dev));
-  const ws_aux_work *w = ws_pool_work(pool);
-  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
-  ws_buffer *where = wt_buffer(CAP * 4u), *drop = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
-  const t_pool_args pub = {ws_pool_get_view(pool), ws_buffer_address(where),
-                           ws_buffer_address(out)};
-  t_pool_args rel = pub;
-  rel.where = ws_buffer_address(drop);
+  pool_run r;
+  pool_run_init(&r, CAP, WS_POOL_APPEND);
   uint32_t mask[CAP] = {0};
   for (uint32_t i = 0; i < HOLES; ++i)
     mask[3u * i + 1u] = 1;
-  ws_kernel publish, release, state;
-  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_release", &release) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
-               ws_kernel_launch(&publish, CAP, &pub, sizeof pub) == WS_OK &&
-               ws_buffer_write(drop, 0, mask, sizeof mask) == WS_OK &&
-               ws_kernel_launch(&release, CAP, &rel, sizeof rel) == WS_OK &&
-               ws_kernel_launch(&publish, MORE, &pub, sizeof pub) == WS_OK,
+  const ws_kernel publish = t_pool_kernel("t_publish"), release = t_pool_kernel("t_release"),
+                  state = t_pool_kernel("t_state");
+  WT_CHECK(ws_kernel_launch(&publish, CAP, &r.pub, sizeof r.pub) == WS_OK &&
+               ws_buffer_write(r.drop, 0, mask, sizeof mask) == WS_OK &&
+               ws_kernel_launch(&release, CAP, &r.rel, sizeof r.rel) == WS_OK &&
+               ws_kernel_launch(&publish, MORE, &r.pub, sizeof r.pub) == WS_OK,
            "launches: %s", ws_device_last_error(wt_dev));
   uint32_t slot[MORE];
-  wt_read(where, slot, sizeof slot);
+  wt_read(r.where, slot, sizeof slot);
   for (uint32_t i = 0; i < MORE; ++i)
     WT_CHECK(slot[i] == CAP, "publication %u past the extent got record %u, not the spare %u", i,
              slot[i], CAP);
-  WT_CHECK(ws_kernel_launch(&state, 4, &pub, sizeof pub) == WS_OK, "t_state: %s",
+  WT_CHECK(ws_kernel_launch(&state, 4, &r.pub, sizeof r.pub) == WS_OK, "t_state: %s",
            ws_device_last_error(wt_dev));
   uint64_t words[4];
-  wt_read(out, words, sizeof words);
+  wt_read(r.out, words, sizeof words);
   WT_CHECK(words[0] == HOLES && words[1] == MORE && words[2] == CAP - HOLES &&
                words[3] == CAP + MORE,
            "append pool past its extent: free count %llu, errors %llu, stage count %llu, extent "
            "%llu; expected %u, %u, %u, %u",
            (unsigned long long)words[0], (unsigned long long)words[1], (unsigned long long)words[2],
            (unsigned long long)words[3], HOLES, MORE, CAP - HOLES, CAP + MORE);
-  ws_pool_destroy(pool);
+  ws_pool_destroy(r.pool);
 }
 
 /* A release of a slot that is already free (the pool's 8 items published,
@@ -636,33 +645,21 @@ static void append_overflow_case(void) {
  * stack entry past C. */
 static void double_release_case(void) {
   enum { CAP = 8 };
-  ws_pool_config pc = pool_config(store_stage);
-  pc.capacity = CAP;
-  ws_pool *pool = NULL;
-  WT_CHECK(ws_pool_create(wt_dev, &pc, &pool) == WS_OK, "ws_pool_create: %s",
-           ws_device_last_error(wt_dev));
-  const ws_aux_work *w = ws_pool_work(pool);
-  WT_CHECK(w->reset(w->user) == WS_OK, "pool reset: %s", ws_device_last_error(wt_dev));
-  ws_buffer *where = wt_buffer(CAP * 4u), *drop = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
-  const t_pool_args pub = {ws_pool_get_view(pool), ws_buffer_address(where),
-                           ws_buffer_address(out)};
-  t_pool_args rel = pub;
-  rel.where = ws_buffer_address(drop);
-  ws_kernel publish, release, state;
-  WT_CHECK(ws_kernel_find(wt_dev, &t_pool_modules, "t_publish", &publish) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_release", &release) == WS_OK &&
-               ws_kernel_find(wt_dev, &t_pool_modules, "t_state", &state) == WS_OK &&
-               ws_kernel_launch(&publish, CAP, &pub, sizeof pub) == WS_OK &&
-               ws_buffer_fill_u32(drop, 0, 1, CAP) == WS_OK &&
-               ws_kernel_launch(&release, CAP, &rel, sizeof rel) == WS_OK &&
-               ws_kernel_launch(&release, 1, &rel, sizeof rel) == WS_OK &&
-               ws_kernel_launch(&state, 2, &pub, sizeof pub) == WS_OK,
+  pool_run r;
+  pool_run_init(&r, CAP, WS_POOL_STACK);
+  const ws_kernel publish = t_pool_kernel("t_publish"), release = t_pool_kernel("t_release"),
+                  state = t_pool_kernel("t_state");
+  WT_CHECK(ws_kernel_launch(&publish, CAP, &r.pub, sizeof r.pub) == WS_OK &&
+               ws_buffer_fill_u32(r.drop, 0, 1, CAP) == WS_OK &&
+               ws_kernel_launch(&release, CAP, &r.rel, sizeof r.rel) == WS_OK &&
+               ws_kernel_launch(&release, 1, &r.rel, sizeof r.rel) == WS_OK &&
+               ws_kernel_launch(&state, 2, &r.pub, sizeof r.pub) == WS_OK,
            "launches: %s", ws_device_last_error(wt_dev));
   uint64_t words[2];
-  wt_read(out, words, sizeof words);
+  wt_read(r.out, words, sizeof words);
   WT_CHECK(words[1] == 1, "a second release of a free slot: %llu errors counted, expected 1",
            (unsigned long long)words[1]);
-  ws_pool_destroy(pool);
+  ws_pool_destroy(r.pool);
 }
 
 static void test_pool_records(void **state) {
