@@ -35,7 +35,8 @@ struct ws_pool {
   ws_pool_config cfg;
   ws_aux_work work;
   ws_aux_device device;             /* with stage kernels: the device loop's view */
-  ws_aux_stage_kernel *stage_kernels; /* [S], argument blocks in stage_args */
+  ws_aux_stage_kernel *stage_kernels; /* [S], argument blocks in stage_args; what runs
+                                         once work.device is set */
   unsigned char (*stage_args)[WS_MAX_KERNEL_ARGS];
   ws_buffer *device_counters;       /* uint64_t[2 S + 3]: the device loop's dispatches and
                                        executed per stage, then its append storage work:
@@ -290,14 +291,8 @@ ws_status ws_pool_set_stage_kernels(ws_pool *p, const ws_aux_stage_kernel *kerne
                          p->cfg.name, i, k->args_size);
   }
   /* A refused or failed call changes nothing the pool runs with (the
-   * kernels, found_kernels, the device description); an allocation that
-   * succeeded is kept, and a retry makes only what is still missing. */
-  if (!p->stage_kernels)
-    p->stage_kernels = ws_calloc(S, sizeof *p->stage_kernels);
-  if (!p->stage_args)
-    p->stage_args = ws_calloc(S, sizeof *p->stage_args);
-  if (!p->stage_kernels || !p->stage_args)
-    return ws_dev_fail(p->dev, WS_ENOMEM, "pool '%s': out of host memory", p->cfg.name);
+   * kernels, found_kernels, the device description): the kernel arrays
+   * exist from ws_pool_create, and the counters are kept only once filled. */
   if (!p->device_counters) {
     ws_buffer *counters = NULL;
     ws_status st = ws_buffer_create(p->dev, 4 * device_counter_words(p), &counters);
@@ -390,9 +385,13 @@ ws_status ws_pool_create(ws_device *dev, const ws_pool_config *c, ws_pool **out)
   p->cfg = *c;
   p->chunk = ws_calloc(C < WS_POOL_CHUNK_WORDS ? C : WS_POOL_CHUNK_WORDS, sizeof *p->chunk);
   p->counters = ws_calloc(S, sizeof *p->counters);
-  if (!p->chunk || !p->counters) {
+  /* the stage kernels' arrays (S x 128 bytes and less), made here so that
+   * ws_pool_set_stage_kernels has no half-made state to leave */
+  p->stage_kernels = ws_calloc(S, sizeof *p->stage_kernels);
+  p->stage_args = ws_calloc(S, sizeof *p->stage_args);
+  if (!p->chunk || !p->counters || !p->stage_kernels || !p->stage_args) {
     ws_pool_destroy(p);
-    return create_fail(dev, WS_ENOMEM, c, "no host memory for its %u stage counters", S);
+    return create_fail(dev, WS_ENOMEM, c, "no host memory for its %u stages' state", S);
   }
   /* device memory first (the large part), then the small host readback */
   const char *failed = "tokens";

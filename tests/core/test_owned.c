@@ -516,6 +516,27 @@ static void pool_records_case(uint32_t cap, uint32_t extra, uint32_t mode) {
   ws_pool_destroy(pool);
 }
 
+/* A fresh pool of `cap` slots with the argument blocks of its
+ * publications (where[] receives their records, out[] what t_read and
+ * t_state copy) and of its releases (drop[i] != 0: release slot i). */
+typedef struct pool_run {
+  ws_pool *pool;
+  const ws_aux_work *w;
+  ws_buffer *where, *drop, *out;
+  t_pool_args pub, rel;
+} pool_run;
+
+static void pool_run_init(pool_run *r, uint32_t cap, uint32_t mode) {
+  r->pool = fresh_pool(cap, mode, &r->w);
+  r->where = wt_buffer(cap * 4u);
+  r->drop = wt_buffer(cap * 4u);
+  r->out = wt_buffer(cap * 8u);
+  const t_pool_args a = {ws_pool_get_view(r->pool), ws_buffer_address(r->where),
+                         ws_buffer_address(r->out)};
+  r->pub = r->rel = a;
+  r->rel.where = ws_buffer_address(r->drop);
+}
+
 /* The append storage's rule at an admission boundary (pool.c, Cycles'):
  * `extent` publications, all but `live` of them released (every other one
  * first, then from the top); the boundary then compacts when the extent is
@@ -526,11 +547,9 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
   enum { CAP = 64 };
   char what[64];
   snprintf(what, sizeof what, "append extent %u, %u live", extent, live);
-  const ws_aux_work *w = NULL;
-  ws_pool *pool = fresh_pool(CAP, WS_POOL_APPEND, &w);
-  ws_buffer *where = wt_buffer(CAP * 4u), *out = wt_buffer(CAP * 8u);
-  const t_pool_args args = {ws_pool_get_view(pool), ws_buffer_address(where),
-                            ws_buffer_address(out)};
+  pool_run r;
+  pool_run_init(&r, CAP, WS_POOL_APPEND);
+  const ws_aux_work *w = r.w;
   const ws_kernel publish = t_pool_kernel("t_publish"), read = t_pool_kernel("t_read"),
                   release = t_pool_kernel("t_release");
   uint32_t drop[CAP] = {0}, kept = extent;
@@ -539,9 +558,9 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
   for (uint32_t i = extent; i-- > 0 && kept > live;)
     if (!drop[i])
       drop[i] = 1, --kept;
-  WT_CHECK(ws_kernel_launch(&publish, extent, &args, sizeof args) == WS_OK &&
-               ws_buffer_write(where, 0, drop, sizeof drop) == WS_OK &&
-               ws_kernel_launch(&release, extent, &args, sizeof args) == WS_OK &&
+  WT_CHECK(ws_kernel_launch(&publish, extent, &r.pub, sizeof r.pub) == WS_OK &&
+               ws_buffer_write(r.drop, 0, drop, sizeof drop) == WS_OK &&
+               ws_kernel_launch(&release, extent, &r.rel, sizeof r.rel) == WS_OK &&
                w->enqueue_count_readback(w->user) == WS_OK &&
                ws_device_synchronize(wt_dev) == WS_OK,
            "%s: launches: %s", what, ws_device_last_error(wt_dev));
@@ -549,10 +568,10 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
   WT_CHECK(w->host_count(w->user, &seen_live) == WS_OK && seen_live == live,
            "%s: the boundary observed %u live: %s", what, seen_live, ws_device_last_error(wt_dev));
   WT_CHECK(w->prepare_for_admission(w->user) == WS_OK &&
-               ws_kernel_launch(&read, CAP, &args, sizeof args) == WS_OK,
+               ws_kernel_launch(&read, CAP, &r.pub, sizeof r.pub) == WS_OK,
            "%s: prepare_for_admission: %s", what, ws_device_last_error(wt_dev));
   ws_pool_storage ps;
-  WT_CHECK(ws_pool_storage_stats(pool, &ps) == WS_OK, "%s: storage statistics", what);
+  WT_CHECK(ws_pool_storage_stats(r.pool, &ps) == WS_OK, "%s: storage statistics", what);
   const bool compact = live > 0 && extent >= 32u && extent >= 2u * live;
   const uint32_t want = live == 0 ? 0u : compact ? live : extent;
   WT_CHECK(ps.extent == want && ps.compactions == (compact ? 1u : 0u) &&
@@ -563,7 +582,7 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
   if (compact) {
     /* the kept records (publication i wrote i + 1), each once, below live */
     uint64_t rec[CAP];
-    wt_read(out, rec, sizeof rec);
+    wt_read(r.out, rec, sizeof rec);
     uint32_t found[CAP] = {0};
     for (uint32_t s = 0; s < live; ++s)
       if (rec[s] >= 1u && rec[s] <= extent && !drop[rec[s] - 1u])
@@ -572,7 +591,7 @@ static void append_rule_case(uint32_t extent, uint32_t live) {
       WT_CHECK(found[i] == (drop[i] ? 0u : 1u),
                "%s: publication %u's record is in [0, %u) %u times", what, i, live, found[i]);
   }
-  ws_pool_destroy(pool);
+  ws_pool_destroy(r.pool);
 }
 
 static void test_append_rule(void **state) {
@@ -581,27 +600,6 @@ static void test_append_rule(void **state) {
                                {64, 33}, {40, 1},  {40, 0},  {5, 0},   {20, 3}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
     append_rule_case(cases[i][0], cases[i][1]);
-}
-
-/* A fresh pool of `cap` slots with the argument blocks of its
- * publications (where[] receives their records, out[] what t_read and
- * t_state copy) and of its releases (drop[i] != 0: release slot i). */
-typedef struct pool_run {
-  ws_pool *pool;
-  ws_buffer *where, *drop, *out;
-  t_pool_args pub, rel;
-} pool_run;
-
-static void pool_run_init(pool_run *r, uint32_t cap, uint32_t mode) {
-  const ws_aux_work *w = NULL;
-  r->pool = fresh_pool(cap, mode, &w);
-  r->where = wt_buffer(cap * 4u);
-  r->drop = wt_buffer(cap * 4u);
-  r->out = wt_buffer(cap * 8u);
-  const t_pool_args a = {ws_pool_get_view(r->pool), ws_buffer_address(r->where),
-                         ws_buffer_address(r->out)};
-  r->pub = r->rel = a;
-  r->rel.where = ws_buffer_address(r->drop);
 }
 
 /* An append pool with holes but no room above its extent: a full extent of
